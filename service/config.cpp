@@ -1,0 +1,75 @@
+#include "config.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+
+#include "soapbench/version.h"
+
+namespace soapbench::server {
+
+const char* to_string(Mode m) {
+  switch (m) {
+    case Mode::iterative: return "iterative";
+    case Mode::pool: return "pool";
+    case Mode::per_connection: return "per-connection";
+  }
+  return "?";
+}
+
+Config parse_args(int argc, char** argv, int& exit_code) {
+  Config c;
+  exit_code = -1;
+  CLI::App app{"soapbench-server: the gSOAP echo service of wsdl/echo.wsdl"};
+  app.set_version_flag("--version", std::string("soapbench-server ") + SOAPBENCH_VERSION +
+                                        " (gSOAP " + SOAPBENCH_GSOAP_VERSION + ")");
+  const std::map<std::string, Mode> modes{
+      {"iterative", Mode::iterative}, {"pool", Mode::pool}, {"per-connection", Mode::per_connection}};
+  const std::map<std::string, bool> onoff{{"on", true}, {"off", false}};
+
+  app.add_option("--bind", c.bind, "Address to listen on (127.0.0.1; 0.0.0.0 or :: for a test network)")
+      ->capture_default_str();
+  app.add_option("--port", c.port, "TCP port; 0 picks a free one and prints it")->capture_default_str();
+  app.add_option("--mode", c.mode, "iterative | pool | per-connection")
+      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case))
+      ->default_str("per-connection");
+  app.add_option("--threads", c.threads, "Worker threads in pool mode")
+      ->check(CLI::Range(1u, 1024u))->capture_default_str();
+  app.add_option("--keepalive", c.keepalive, "HTTP keep-alive: on | off")
+      ->transform(CLI::CheckedTransformer(onoff, CLI::ignore_case))->default_str("on");
+  app.add_option("--recv-timeout", c.recv_timeout_s, "Seconds a request may take to arrive")
+      ->check(CLI::Range(0.001, 3600.0))->capture_default_str();
+  app.add_option("--send-timeout", c.send_timeout_s, "Seconds a response may take to be sent")
+      ->check(CLI::Range(0.001, 3600.0))->capture_default_str();
+  app.add_option("--idle-timeout", c.idle_timeout_s, "Seconds an idle keep-alive connection stays open")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  app.add_option("--max-request-size", c.max_request_bytes,
+                 "Largest request accepted, in bytes (suffixes k, M); larger gets HTTP 413")
+      ->transform(CLI::AsSizeValue(false))->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 32))
+      ->default_str("16M");
+  app.add_option("--report-interval", c.report_interval_s, "Seconds between progress lines; 0 for none")
+      ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
+  app.add_option("--grace", c.grace_s, "Seconds to finish requests in flight on SIGINT/SIGTERM")
+      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
+  app.add_option("--max-connections", c.max_connections, "Open connections beyond this are refused")
+      ->check(CLI::Range(1u, 1000000u))->capture_default_str();
+  app.add_flag("--quiet", c.quiet, "No progress lines and no summary");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    exit_code = app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    exit_code = app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    exit_code = app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "soapbench-server: " << e.what() << "\n"
+              << "Run with --help for the options.\n";
+    exit_code = 2;
+  }
+  return c;
+}
+
+}  // namespace soapbench::server

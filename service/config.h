@@ -1,0 +1,36 @@
+#pragma once
+// soapbench-server options: one struct, a default and a reason for each field.
+#include <cstdint>
+#include <string>
+
+namespace soapbench::server {
+
+enum class Mode {
+  iterative,       // one thread serves every connection, one request at a time (xSocket's non-threaded)
+  pool,            // an event loop hands ready connections to a fixed pool of workers (xSocket's threaded)
+  per_connection,  // one thread per connection, blocking I/O: gSOAP's classic multi-threaded server
+};
+
+const char* to_string(Mode m);
+
+struct Config {
+  std::string bind = "127.0.0.1";  // loopback unless a test network is served on purpose
+  uint16_t port = 8080;            // 0 picks a free port; the chosen one is printed
+  Mode mode = Mode::per_connection;
+  unsigned threads = 20;           // pool workers; xSocket's threaded server used 20
+  bool keepalive = true;           // HTTP keep-alive, no cap on requests per connection
+  double recv_timeout_s = 5;       // a request that stops arriving is dropped after this
+  double send_timeout_s = 5;       // a client that stops reading is dropped after this
+  double idle_timeout_s = 60;      // a keep-alive connection with no request is closed after this
+  uint64_t max_request_bytes = 16ull << 20;  // larger requests get HTTP 413 before the body is read
+  double report_interval_s = 5;    // seconds between progress lines; 0 for none
+  double grace_s = 5;              // on SIGINT/SIGTERM, time allowed for requests in flight
+  unsigned max_connections = 10000;  // connections beyond this are refused at accept
+  bool quiet = false;              // no progress lines and no summary (tests)
+};
+
+// Parses argv into a Config. exit_code is -1 when the server should run; 0 after
+// --help or --version; 2 after a bad flag or value (the message names the flag).
+Config parse_args(int argc, char** argv, int& exit_code);
+
+}  // namespace soapbench::server

@@ -1,0 +1,206 @@
+#include "echo_service.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "soapbench/contract.h"
+
+namespace soapbench::server {
+namespace {
+
+// gSOAP's own I/O and header callbacks are the same for every context; ours wrap them.
+int (*default_fsend)(struct soap*, const char*, size_t) = nullptr;
+size_t (*default_frecv)(struct soap*, char*, size_t) = nullptr;
+int (*default_fparsehdr)(struct soap*, const char*, const char*) = nullptr;
+int (*default_fposthdr)(struct soap*, const char*, const char*) = nullptr;
+int (*default_fresponse)(struct soap*, int, ULONG64) = nullptr;
+
+EchoService& self(struct soap* s) { return *static_cast<EchoService*>(s->user); }
+
+int counting_send(struct soap* s, const char* buf, size_t n) {
+  self(s).stats().add(self(s).stats().bytes_out, n);
+  return default_fsend(s, buf, n);
+}
+
+size_t counting_recv(struct soap* s, char* buf, size_t n) {
+  const size_t got = default_frecv(s, buf, n);
+  self(s).stats().add(self(s).stats().bytes_in, got);
+  self(s).note_received(got);
+  return got;
+}
+
+// Notes the HTTP status of every response: faults are counted by it.
+int response_line(struct soap* s, int status, ULONG64 count) {
+  // gSOAP passes SOAP_OK for a result, SOAP_FILE for a GET body, an HTTP status,
+  // or the error code of a fault, which SOAP 1.1 sends as 500.
+  int http = 500;
+  if (status == SOAP_OK || status == SOAP_FILE) http = 200;
+  else if (status >= 100 && status < 600) http = status;
+  self(s).note_status(http);
+  return default_fresponse(s, status, count);
+}
+
+// gSOAP writes "Keep-Alive: timeout=T, max=N" with N its own countdown (1 when
+// unlimited), which some clients read as "close after one more request".
+int post_header(struct soap* s, const char* key, const char* val) {
+  if (key && !strcasecmp(key, "Keep-Alive")) return SOAP_OK;
+  return default_fposthdr(s, key, val);
+}
+
+// Refuses a declared body over the limit before any of it is read. A chunked body
+// has no declared length; recv_maxlength stops that one while it streams in.
+int limit_request_size(struct soap* s, const char* key, const char* val) {
+  if (!strcasecmp(key, "Content-Length")) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(val, &end, 10);
+    if (end == val || n > self(s).config().max_request_bytes) {
+      s->keep_alive = 0;
+      return 413;  // an HTTP status returned from here is sent back as that status
+    }
+  }
+  return default_fparsehdr(s, key, val);
+}
+
+int send_body(struct soap* s, const char* content_type, const std::string_view body) {
+  s->http_content = content_type;
+  s->length = body.size();
+  if (soap_response(s, SOAP_FILE) || soap_send_raw(s, body.data(), body.size()) || soap_end_send(s))
+    return soap_closesock(s);
+  return SOAP_OK;
+}
+
+// GET /echo?wsdl serves the contract, GET /stats the counters, anything else is 404.
+int http_get(struct soap* s) {
+  EchoService& e = self(s);
+  e.stats().add(e.stats().http_get);
+  const std::string_view path = s->path;
+  const std::string_view endpoint = kEndpointPath;
+  const bool at_endpoint = path.substr(0, endpoint.size()) == endpoint;
+  const std::string_view query = at_endpoint ? path.substr(endpoint.size()) : "";
+  if (query == "?wsdl" || query == "?WSDL") return send_body(s, "text/xml; charset=utf-8", kWsdlText);
+  if (path == "/stats") return send_body(s, "application/json", stats_json(e.stats(), e.config()));
+  return 404;
+}
+
+int to_gsoap_timeout(double seconds) {
+  // gSOAP reads a positive value as seconds and a negative one as microseconds.
+  if (seconds == static_cast<double>(static_cast<int>(seconds))) return static_cast<int>(seconds);
+  return -static_cast<int>(seconds * 1e6);
+}
+
+bool path_is_endpoint(const char* path) {
+  const std::string_view p = path ? path : "";
+  const std::string_view endpoint = kEndpointPath;
+  return p.substr(0, endpoint.size()) == endpoint &&
+         (p.size() == endpoint.size() || p[endpoint.size()] == '?');
+}
+
+}  // namespace
+
+EchoService::EchoService(const Config& config, Stats& stats)
+    : EchoBindingService(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
+                         SOAP_IO_STORE | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING),
+      config_(config),
+      stats_(stats) {
+  struct soap* s = soap;
+  s->user = this;
+  if (!default_fsend) {
+    default_fsend = s->fsend;
+    default_frecv = s->frecv;
+    default_fparsehdr = s->fparsehdr;
+    default_fposthdr = s->fposthdr;
+    default_fresponse = s->fresponse;
+  }
+  s->fresponse = response_line;
+  s->fposthdr = post_header;
+  s->fsend = counting_send;
+  s->frecv = counting_recv;
+  s->fparsehdr = limit_request_size;
+  s->fget = http_get;
+  s->recv_timeout = to_gsoap_timeout(config.recv_timeout_s);
+  s->send_timeout = to_gsoap_timeout(config.send_timeout_s);
+  // A client trickling a request a byte at a time must not hold a thread forever either.
+  s->transfer_timeout = to_gsoap_timeout(config.recv_timeout_s + config.send_timeout_s);
+  // Headroom for the HTTP header on top of the largest body allowed.
+  s->recv_maxlength = config.max_request_bytes + 64 * 1024;
+  s->max_keep_alive = 0;  // gSOAP's default of 100 would close every connection after 100 requests
+}
+
+EchoService::~EchoService() { close(); }
+
+EchoBindingService* EchoService::copy() { return new EchoService(config_, stats_); }
+
+void EchoService::attach(int fd) {
+  close();
+  const int one = 1;
+  // Responses are single writes; without TCP_NODELAY a keep-alive client would
+  // wait out the peer's delayed ACK (the ~40 ms floor) on every call.
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  soap->socket = fd;
+  soap->keep_alive = config_.keepalive ? 1 : 0;
+  soap->bufidx = soap->buflen = 0;
+}
+
+int EchoService::fd() const { return soap_valid_socket(soap->socket) ? soap->socket : -1; }
+
+void EchoService::close() {
+  if (soap_valid_socket(soap->socket)) soap_force_closesock(soap);
+  soap->socket = SOAP_INVALID_SOCKET;
+}
+
+bool EchoService::has_buffered_input() const { return soap->bufidx < soap->buflen; }
+
+bool EchoService::serve_one() {
+  struct soap* s = soap;
+  if (!config_.keepalive) s->keep_alive = 0;
+  received_ = 0;
+  status_ = 0;
+  if (soap_begin_serve(s) == SOAP_OK) {
+    if (!path_is_endpoint(s->path)) {
+      s->error = 404;
+      soap_send_fault(s);
+    } else if (dispatch() && s->error && s->error < SOAP_STOP) {
+      soap_send_fault(s);
+    }
+  }
+  // gSOAP answers most errors itself (soap_begin_serve sends the fault), but not
+  // the end of input inside a request: a truncated body still deserves a fault.
+  // Zero bytes received is a client closing its keep-alive connection: no answer.
+  if (status_ == 0 && received_ > 0 && soap_valid_socket(s->socket)) {
+    if (s->error == SOAP_OK || s->error == SOAP_EOF || s->error >= SOAP_STOP) s->error = SOAP_SYNTAX_ERROR;
+    soap_send_fault(s);
+  }
+  const bool failed = status_ >= 400;
+  if (failed) stats_.add(stats_.faults);
+  soap_destroy(s);
+  soap_end(s);
+  // After an error the rest of the request may be unread: the stream is out of step.
+  if (failed || status_ == 0 || !s->keep_alive || !soap_valid_socket(s->socket)) {
+    close();
+    return false;
+  }
+  return true;
+}
+
+int EchoService::echoString(_echo__echoString* request, _echo__echoStringResponse& response) {
+  response.text = std::move(request->text);
+  stats_.add(stats_.echo_string);
+  return SOAP_OK;
+}
+
+int EchoService::echoStruct(_echo__echoStruct* request, _echo__echoStructResponse& response) {
+  // The items live in this request's arena until soap_end(): hand them over, no copy.
+  response.item = std::move(request->item);
+  stats_.add(stats_.echo_struct);
+  return SOAP_OK;
+}
+
+}  // namespace soapbench::server

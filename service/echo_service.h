@@ -1,0 +1,45 @@
+#pragma once
+// The echo operations of wsdl/echo.wsdl on one connection, plus the HTTP extras
+// (GET ?wsdl, GET /stats, request size limit, byte counting) wired into gSOAP.
+#include "soapEchoBindingService.h"
+
+#include "config.h"
+#include "stats.h"
+
+namespace soapbench::server {
+
+class EchoService : public EchoBindingService {
+ public:
+  EchoService(const Config& config, Stats& stats);
+  ~EchoService() override;
+  EchoService(const EchoService&) = delete;
+  EchoService& operator=(const EchoService&) = delete;
+
+  // Takes ownership of a connected socket; closes any previous one.
+  void attach(int fd);
+  // Serves exactly one HTTP request from the attached socket (blocking, bounded by
+  // the receive and send timeouts). Returns true while the connection stays open.
+  bool serve_one();
+  // True when bytes of a further request are already buffered in user space,
+  // so waiting on the socket for readability would wait for nothing.
+  bool has_buffered_input() const;
+  // Closes the connection (if open) without sending anything.
+  void close();
+  int fd() const;
+  Stats& stats() { return stats_; }
+  const Config& config() const { return config_; }
+  void note_received(size_t n) { received_ += n; }
+  void note_status(int status) { status_ = status; }
+
+  EchoBindingService* copy() override;
+  int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override;
+  int echoStruct(_echo__echoStruct* request, _echo__echoStructResponse& response) override;
+
+ private:
+  const Config& config_;
+  Stats& stats_;
+  size_t received_ = 0;  // bytes read for the request being served
+  int status_ = 0;       // HTTP status of its response; 0 until one is sent
+};
+
+}  // namespace soapbench::server

@@ -1,0 +1,55 @@
+#include "stats.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "soapbench/version.h"
+
+namespace soapbench::server {
+
+ProcessUsage process_usage() {
+  ProcessUsage u;
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    u.user_cpu_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
+    u.system_cpu_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+  }
+  // statm's second field is resident pages; getrusage only knows the peak.
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  if (statm >> size >> resident) u.rss_bytes = resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return u;
+}
+
+std::string stats_json(const Stats& s, const Config& c) {
+  const auto usage = process_usage();
+  const double uptime =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
+  nlohmann::json j = {
+      {"server", "soapbench-server"},
+      {"version", SOAPBENCH_VERSION},
+      {"gsoap_version", SOAPBENCH_GSOAP_VERSION},
+      {"mode", to_string(c.mode)},
+      {"threads", c.mode == Mode::pool ? c.threads : (c.mode == Mode::iterative ? 1u : 0u)},
+      {"keepalive", c.keepalive},
+      {"uptime_s", uptime},
+      {"requests", {{"echoString", s.echo_string.load()},
+                    {"echoStruct", s.echo_struct.load()},
+                    {"total", s.requests()},
+                    {"http_get", s.http_get.load()}}},
+      {"faults", s.faults.load()},
+      {"bytes_in", s.bytes_in.load()},
+      {"bytes_out", s.bytes_out.load()},
+      {"connections", {{"accepted", s.accepted.load()},
+                       {"open", s.open.load()},
+                       {"refused", s.refused.load()}}},
+      {"cpu", {{"user_s", usage.user_cpu_s}, {"system_s", usage.system_cpu_s}}},
+      {"rss_bytes", usage.rss_bytes},
+  };
+  return j.dump();
+}
+
+}  // namespace soapbench::server

@@ -1,0 +1,39 @@
+#pragma once
+// Counters the server keeps for its progress lines, its summary and GET /stats.
+// Relaxed atomics: each is a tally read for reporting, never used to synchronise.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "config.h"
+
+namespace soapbench::server {
+
+struct Stats {
+  std::atomic<uint64_t> echo_string{0};     // echoString requests answered
+  std::atomic<uint64_t> echo_struct{0};     // echoStruct requests answered
+  std::atomic<uint64_t> http_get{0};        // GET requests (?wsdl, /stats, others)
+  std::atomic<uint64_t> faults{0};          // SOAP Faults and HTTP error responses sent
+  std::atomic<uint64_t> bytes_in{0};        // bytes received on all connections
+  std::atomic<uint64_t> bytes_out{0};       // bytes sent on all connections
+  std::atomic<uint64_t> accepted{0};        // connections accepted
+  std::atomic<uint64_t> refused{0};         // connections closed at once (over --max-connections)
+  std::atomic<int64_t> open{0};             // connections open now
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  uint64_t requests() const { return echo_string + echo_struct; }
+  void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
+};
+
+struct ProcessUsage {
+  double user_cpu_s = 0;    // user CPU seconds of the whole process
+  double system_cpu_s = 0;  // system CPU seconds of the whole process
+  uint64_t rss_bytes = 0;   // resident set size now
+};
+ProcessUsage process_usage();
+
+// The body of GET /stats: a JSON object (see README).
+std::string stats_json(const Stats& s, const Config& c);
+
+}  // namespace soapbench::server
