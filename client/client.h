@@ -1,0 +1,66 @@
+#pragma once
+// The echo clients the ramp driver calls in a closed loop: one request prepared
+// at construction, sent and validated on every call(). Two implementations share
+// this interface: "gsoap" (the generated EchoBindingProxy) and "curl" (libcurl +
+// pugixml, stack-neutral XML). Failures are values, never exceptions, on call().
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "payload.h"
+
+namespace soapbench {
+
+enum class Operation { echo_string, echo_struct };
+std::string_view to_string(Operation op);  // "echoString" / "echoStruct"
+std::optional<Operation> parse_operation(std::string_view name);
+
+enum class FailureKind {
+  soap_fault,   // HTTP 500 (or any status) carrying a SOAP Fault
+  http_status,  // a non-2xx status without a Fault
+  mismatch,     // a well-formed response whose echo differs from the request
+  timeout,      // connect, send or receive exceeded ClientOptions::timeout_s
+  connect,      // the TCP connection could not be made
+  read,         // the connection broke or the response could not be parsed
+};
+std::string_view to_string(FailureKind kind);  // "soap_fault", "http_status", ...
+
+struct CallResult {
+  bool ok = false;
+  FailureKind kind{};  // meaningful only when !ok
+  std::string detail;  // short text of the first failure; empty when ok
+};
+
+struct ClientOptions {
+  std::string url;  // http://host:port/path
+  Operation operation = Operation::echo_string;
+  PayloadSize payload;
+  double timeout_s = 5;         // connect, send and receive each
+  bool new_connection = false;  // one TCP connection per request instead of keep-alive
+};
+
+struct WireBytes {  // of the last call, HTTP request/status line and headers included
+  uint64_t request = 0;
+  uint64_t response = 0;
+};
+
+// One connection, one thread; not thread-safe. After a failed call the
+// connection is closed and the next call() reconnects.
+class EchoClient {
+ public:
+  virtual ~EchoClient() = default;
+  // Sends the prepared request and validates the echo.
+  virtual CallResult call() = 0;
+  virtual WireBytes last_wire_bytes() const = 0;
+  // The HTTP Server header of the last response, empty if none.
+  virtual std::string server_header() const = 0;
+  virtual std::string_view kind() const = 0;  // "gsoap" or "curl"
+};
+
+// kind is "gsoap" or "curl". Throws std::invalid_argument on an unknown kind or
+// a URL that is not http://host[:port]/path.
+std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptions& options);
+
+}  // namespace soapbench
