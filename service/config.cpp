@@ -26,18 +26,19 @@ Config parse_args(int argc, char** argv, int& exit_code) {
                                         " (gSOAP " + SOAPBENCH_GSOAP_VERSION + ")");
   const std::map<std::string, Mode> modes{
       {"iterative", Mode::iterative}, {"pool", Mode::pool}, {"per-connection", Mode::per_connection}};
-  const std::map<std::string, bool> onoff{{"on", true}, {"off", false}};
+  std::string mode_name = "per-connection";
+  std::string keepalive = "on";
 
   app.add_option("--bind", c.bind, "Address to listen on (127.0.0.1; 0.0.0.0 or :: for a test network)")
       ->capture_default_str();
   app.add_option("--port", c.port, "TCP port; 0 picks a free one and prints it")->capture_default_str();
-  app.add_option("--mode", c.mode, "iterative | pool | per-connection")
-      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case))
-      ->default_str("per-connection");
+  app.add_option("--mode", mode_name, "iterative | pool | per-connection")
+      ->check(CLI::IsMember({"iterative", "pool", "per-connection"}))
+      ->capture_default_str();
   app.add_option("--threads", c.threads, "Worker threads in pool mode")
       ->check(CLI::Range(1u, 1024u))->capture_default_str();
-  app.add_option("--keepalive", c.keepalive, "HTTP keep-alive: on | off")
-      ->transform(CLI::CheckedTransformer(onoff, CLI::ignore_case))->default_str("on");
+  app.add_option("--keepalive", keepalive, "HTTP keep-alive: on | off")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   app.add_option("--recv-timeout", c.recv_timeout_s, "Seconds a request may take to arrive")
       ->check(CLI::Range(0.001, 3600.0))->capture_default_str();
   app.add_option("--send-timeout", c.send_timeout_s, "Seconds a response may take to be sent")
@@ -58,6 +59,8 @@ Config parse_args(int argc, char** argv, int& exit_code) {
 
   try {
     app.parse(argc, argv);
+    c.mode = modes.at(mode_name);
+    c.keepalive = keepalive == "on";
   } catch (const CLI::CallForHelp& e) {
     exit_code = app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "echo_service.h"
@@ -66,7 +67,7 @@ struct Server::Impl {
   // Per-connection mode: the sockets of live connection threads, for shutdown.
   std::mutex threads_mutex;
   std::condition_variable threads_cv;
-  std::unordered_map<int, bool> live;  // fd -> serving a request right now
+  std::unordered_set<int> live;  // sockets of live connection threads
   size_t live_threads = 0;
 
   ~Impl() {
@@ -245,10 +246,7 @@ struct Server::Impl {
       service.attach(fd);
       for (;;) {
         if (!service.has_buffered_input() && !wait_for_request(fd)) break;
-        { std::lock_guard lock(threads_mutex); live[fd] = true; }
-        const bool open = service.serve_one();
-        { std::lock_guard lock(threads_mutex); live[fd] = false; }
-        if (!open || stopping) break;
+        if (!service.serve_one() || stopping) break;
       }
       std::lock_guard lock(threads_mutex);
       live.erase(fd);
@@ -273,7 +271,7 @@ struct Server::Impl {
       {
         std::lock_guard lock(threads_mutex);
         ++live_threads;
-        live[fd] = false;
+        live.insert(fd);
       }
       std::thread([this, fd] { connection_thread(fd); }).detach();
     }
@@ -282,7 +280,7 @@ struct Server::Impl {
     listen_fd = -1;
     std::unique_lock lock(threads_mutex);
     if (!threads_cv.wait_for(lock, seconds(config.grace_s), [&] { return live_threads == 0; })) {
-      for (auto& [fd, busy] : live) shutdown(fd, SHUT_RDWR);
+      for (int fd : live) shutdown(fd, SHUT_RDWR);
       threads_cv.wait_for(lock, std::chrono::seconds(2), [&] { return live_threads == 0; });
     }
   }
