@@ -1,0 +1,28 @@
+#pragma once
+// Charts of one or more runs with gnuplot.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "results.h"
+
+namespace soapbench {
+
+struct PlotOptions {
+  std::string gnuplot = "gnuplot";  // program name (looked up on PATH) or path
+  std::vector<std::string> labels;  // names of the runs; empty = run_label()
+};
+
+// For each operation in any run, writes into out_dir (created if needed):
+//   <op>-<run>.dat    clients, throughput (req/s), mean (ms), p99 (ms) per run
+//   <op>.gp           the gnuplot script
+//   <op>-throughput.png/.svg   throughput vs clients, one line per run
+//   <op>-latency.png/.svg      mean and p99 response time (ms) vs clients
+// <op> is the operation name made file-safe. Uses pngcairo when gnuplot has it,
+// png otherwise. Throws std::runtime_error when gnuplot cannot be started
+// ("gnuplot not found ...") or exits non-zero (with its stderr), and
+// std::invalid_argument when `labels` does not match `runs` in size.
+void plot_runs(const std::vector<RunRecord>& runs, const std::filesystem::path& out_dir,
+               const PlotOptions& options = {});
+
+}  // namespace soapbench
