@@ -1,0 +1,155 @@
+// Micro-benchmarks of the code gSOAP generated from wsdl/echo.wsdl: each echo
+// message serialized into and parsed from memory, with the modes the server uses.
+// Figures are per message; "bytes" is the size of the SOAP envelope (no HTTP).
+#include <benchmark/benchmark.h>
+
+#include <optional>
+#include <string>
+
+#include "envelope.h"
+#include "gsoap_values.h"
+#include "memory_io.h"
+#include "payload.h"
+
+namespace {
+
+using namespace soapbench;
+
+// soapbench-server's modes, so that these are its per-message costs.
+constexpr soap_mode kInMode = SOAP_XML_STRICT | SOAP_C_UTFSTRING;
+constexpr soap_mode kOutMode = SOAP_IO_STORE | SOAP_C_UTFSTRING;
+
+// A gSOAP context with memory I/O, released with everything in its arena.
+struct Context {
+  Context() : soap(soap_new2(kInMode, kOutMode)), io(soap) { soap_set_namespaces(soap, namespaces); }
+  ~Context() {
+    soap_destroy(soap);
+    soap_end(soap);
+    soap_free(soap);
+  }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  struct soap* soap;
+  bench::MemoryIo io;
+};
+
+// The default payloads of the clients (payload.h); `items` only for echoStruct.
+template <class Body>
+void fill(struct soap* soap, Body& body, size_t items) {
+  if constexpr (requires { body.text; }) {
+    body.text = make_string(PayloadSize{}.string_length);
+  } else {
+    PayloadSize size;
+    size.items = items;
+    body.item = to_gsoap(soap, make_items(size));
+  }
+}
+
+template <class Body>
+std::optional<std::string> difference(struct soap* soap, const Body& sent, const Body& got) {
+  if constexpr (requires { sent.text; }) {
+    if (sent.text == got.text) return std::nullopt;
+    return "text differs";
+  } else {
+    return compare_items(from_gsoap(soap, sent.item), from_gsoap(soap, got.item));
+  }
+}
+
+// Serializes body once and parses it back: benchmarks of a message that does not
+// survive the round trip would time the wrong work. Returns the message, or
+// nullopt after marking the benchmark as failed.
+template <class Body>
+std::optional<std::string> checked_message(benchmark::State& state, const Body& body, const char* tag) {
+  Context ctx;
+  if (bench::write_envelope(ctx.soap, body, tag)) {
+    state.SkipWithError("serialization failed");
+    return std::nullopt;
+  }
+  std::string message = ctx.io.output();
+  ctx.io.set_input(message);
+  Body got;
+  if (bench::read_envelope(ctx.soap, got, tag)) {
+    state.SkipWithError("parsing the serialized message failed");
+    return std::nullopt;
+  }
+  if (const auto diff = difference(ctx.soap, body, got)) {
+    state.SkipWithError(("round trip changed the message: " + *diff).c_str());
+    return std::nullopt;
+  }
+  return message;
+}
+
+void report_size(benchmark::State& state, size_t bytes) {
+  state.counters["bytes"] = static_cast<double>(bytes);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+
+// Per iteration as the server per response: serialize, write, release the arena.
+template <class Body>
+void serialize(benchmark::State& state, const char* tag, size_t items) {
+  Context owner;  // holds the message's objects, as the request arena holds a response's
+  Body body;
+  fill(owner.soap, body, items);
+  const auto message = checked_message(state, body, tag);
+  if (!message) return;
+  Context ctx;
+  for (auto _ : state) {
+    ctx.io.clear_output();
+    if (bench::write_envelope(ctx.soap, body, tag)) {
+      state.SkipWithError("serialization failed");
+      break;
+    }
+    soap_destroy(ctx.soap);
+    soap_end(ctx.soap);
+  }
+  report_size(state, message->size());
+}
+
+// Per iteration as the server per request: a fresh object, parse, release the arena.
+template <class Body>
+void parse(benchmark::State& state, const char* tag, size_t items) {
+  Context owner;
+  Body sent;
+  fill(owner.soap, sent, items);
+  const auto message = checked_message(state, sent, tag);
+  if (!message) return;
+  Context ctx;
+  for (auto _ : state) {
+    ctx.io.set_input(*message);
+    Body body;
+    if (bench::read_envelope(ctx.soap, body, tag)) {
+      state.SkipWithError("parsing failed");
+      break;
+    }
+    benchmark::DoNotOptimize(body);
+    soap_destroy(ctx.soap);
+    soap_end(ctx.soap);
+  }
+  report_size(state, message->size());
+}
+
+template <class Body>
+void register_message(const std::string& name, const char* tag, size_t items = 0) {
+  benchmark::RegisterBenchmark(("serialize/" + name).c_str(),
+                               [=](benchmark::State& s) { serialize<Body>(s, tag, items); });
+  benchmark::RegisterBenchmark(("parse/" + name).c_str(),
+                               [=](benchmark::State& s) { parse<Body>(s, tag, items); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_message<_echo__echoString>("echoString_request", "echo:echoString");
+  register_message<_echo__echoStringResponse>("echoString_response", "echo:echoStringResponse");
+  for (const size_t items : {1, 10}) {
+    const std::string suffix = "/items:" + std::to_string(items);
+    register_message<_echo__echoStruct>("echoStruct_request" + suffix, "echo:echoStruct", items);
+    register_message<_echo__echoStructResponse>("echoStruct_response" + suffix,
+                                                "echo:echoStructResponse", items);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
