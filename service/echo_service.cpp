@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,7 +33,8 @@ int counting_send(struct soap* s, const char* buf, size_t n) {
 }
 
 size_t counting_recv(struct soap* s, char* buf, size_t n) {
-  const size_t got = default_frecv(s, buf, n);
+  size_t got = self(s).take_pending(buf, n);
+  if (got == 0) got = default_frecv(s, buf, n);
   self(s).stats().add(self(s).stats().bytes_in, got);
   self(s).note_received(got);
   return got;
@@ -147,6 +150,8 @@ void EchoService::attach(int fd) {
   soap->socket = fd;
   soap->keep_alive = config_.keepalive ? 1 : 0;
   soap->bufidx = soap->buflen = 0;
+  pending_.clear();
+  pending_pos_ = 0;
 }
 
 int EchoService::fd() const { return soap_valid_socket(soap->socket) ? soap->socket : -1; }
@@ -156,7 +161,21 @@ void EchoService::close() {
   soap->socket = SOAP_INVALID_SOCKET;
 }
 
-bool EchoService::has_buffered_input() const { return soap->bufidx < soap->buflen; }
+bool EchoService::has_buffered_input() const {
+  return soap->bufidx < soap->buflen || pending_pos_ < pending_.size();
+}
+
+size_t EchoService::take_pending(char* buf, size_t n) {
+  const size_t got = std::min(n, pending_.size() - pending_pos_);
+  if (got == 0) return 0;
+  std::memcpy(buf, pending_.data() + pending_pos_, got);
+  pending_pos_ += got;
+  if (pending_pos_ == pending_.size()) {
+    pending_.clear();
+    pending_pos_ = 0;
+  }
+  return got;
+}
 
 bool EchoService::serve_one() {
   struct soap* s = soap;

@@ -3,6 +3,8 @@
 // (GET ?wsdl, GET /stats, request size limit, byte counting) wired into gSOAP.
 #include "soapEchoBindingService.h"
 
+#include <string>
+
 #include "config.h"
 #include "stats.h"
 
@@ -23,6 +25,10 @@ class EchoService : public EchoBindingService {
   // True when bytes of a further request are already buffered in user space,
   // so waiting on the socket for readability would wait for nothing.
   bool has_buffered_input() const;
+  // Bytes an event loop has already read from the socket; gSOAP reads them
+  // before it reads the socket again.
+  std::string& pending_input() { return pending_; }
+  size_t take_pending(char* buf, size_t n);
   // Closes the connection (if open) without sending anything.
   void close();
   int fd() const;
@@ -40,6 +46,8 @@ class EchoService : public EchoBindingService {
   Stats& stats_;
   size_t received_ = 0;  // bytes read for the request being served
   int status_ = 0;       // HTTP status of its response; 0 until one is sent
+  std::string pending_;  // read ahead by the event loop, not yet given to gSOAP
+  size_t pending_pos_ = 0;
 };
 
 }  // namespace soapbench::server

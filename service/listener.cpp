@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -68,18 +67,27 @@ std::string_view trim(std::string_view v) {
 
 }  // namespace
 
-Arrival peek_request(int fd) {
-  // Requests of the size benchmarks use fit many times over; anything larger than
-  // this is handed to a worker, whose receive timeout then bounds the wait.
-  thread_local std::array<char, 64 * 1024> buf;
-  const ssize_t n = recv(fd, buf.data(), buf.size(), MSG_PEEK | MSG_DONTWAIT);
-  if (n == 0) return Arrival::closed;
-  if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? Arrival::partial
-                                                                                  : Arrival::closed;
-  const std::string_view data(buf.data(), static_cast<size_t>(n));
-  const bool full = static_cast<size_t>(n) == buf.size();
+Arrival read_request(int fd, std::string& pending) {
+  char buf[16 * 1024];
+  for (;;) {
+    const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) {
+      pending.append(buf, static_cast<size_t>(n));
+      if (pending.size() >= kMaxHeldRequestBytes) return Arrival::complete;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return request_complete(pending) ? Arrival::complete : Arrival::partial;
+    // End of stream or an error: with bytes in hand the parser answers them (a
+    // truncated request gets its fault), without any there is nothing to serve.
+    return pending.empty() ? Arrival::closed : Arrival::complete;
+  }
+}
+
+bool request_complete(std::string_view data) {
   const size_t head_end = data.find("\r\n\r\n");
-  if (head_end == std::string_view::npos) return full ? Arrival::complete : Arrival::partial;
+  if (head_end == std::string_view::npos) return false;
   const size_t body_start = head_end + 4;
   std::string_view headers = data.substr(0, head_end);
   size_t pos = headers.find("\r\n");
@@ -91,21 +99,19 @@ Arrival peek_request(int fd) {
       const std::string_view v = trim(line.substr(15));
       size_t length = 0;
       for (char c : v) {
-        if (c < '0' || c > '9') return Arrival::complete;  // malformed: let the parser reject it
+        if (c < '0' || c > '9') return true;  // malformed: let the parser reject it
         length = length * 10 + static_cast<size_t>(c - '0');
-        if (length > (size_t{1} << 40)) return Arrival::complete;
+        if (length > (size_t{1} << 40)) return true;
       }
-      return (full || data.size() - body_start >= length) ? Arrival::complete : Arrival::partial;
+      return data.size() - body_start >= length;
     }
     if (iequals_prefix(line, "transfer-encoding:") && trim(line.substr(18)) != "identity") {
-      // The last chunk of a chunked body is "0\r\n\r\n" (no trailers from benchmark clients).
-      return (full || data.ends_with("\r\n0\r\n\r\n") || data.substr(body_start) == "0\r\n\r\n")
-                 ? Arrival::complete
-                 : Arrival::partial;
+      // The last chunk of a chunked body is "0\r\n\r\n" (benchmark clients send no trailers).
+      return data.ends_with("\r\n0\r\n\r\n") || data.substr(body_start) == "0\r\n\r\n";
     }
     pos = eol;
   }
-  return Arrival::complete;  // no body declared (GET, or a POST the parser will refuse)
+  return true;  // no body declared (GET, or a POST the parser will refuse)
 }
 
 }  // namespace soapbench::server

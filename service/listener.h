@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace soapbench::server {
 
@@ -12,12 +13,18 @@ int open_listener(const std::string& host, uint16_t port, int backlog = 1024);
 uint16_t local_port(int fd);
 
 enum class Arrival {
-  complete,  // a whole request is buffered in the kernel (or more than we can peek at)
+  complete,  // a whole request has arrived (or more than we hold back for: let the parser stream it)
   partial,   // some bytes, not all: serving now would block a thread on a slow client
-  closed,    // the peer closed or the socket failed
+  closed,    // the peer closed or the socket failed before sending anything
 };
-// Peeks at the socket without consuming anything and tells whether the HTTP
-// request at its head has fully arrived (headers and Content-Length or the last chunk).
-Arrival peek_request(int fd);
+// Reads whatever the socket has without blocking, appends it to `pending`, and
+// tells whether the HTTP request at its head has fully arrived (headers, then
+// Content-Length bytes or the last chunk). Reading rather than peeking matters:
+// a level-triggered event loop would otherwise wake again at once for the same bytes.
+Arrival read_request(int fd, std::string& pending);
+// The framing check alone, on bytes already read.
+bool request_complete(std::string_view data);
+// Past this many buffered bytes a request is handed to the parser to stream in.
+inline constexpr size_t kMaxHeldRequestBytes = 64 * 1024;
 
 }  // namespace soapbench::server

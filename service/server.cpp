@@ -53,7 +53,8 @@ struct Server::Impl {
   Stats& stats;
   int listen_fd = -1;
   int stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // readable once stop() was called
-  std::atomic<bool> stopping{false};
+  std::atomic<bool> draining{false};  // stop() was called: accept nothing new, finish what arrived
+  std::atomic<bool> stopping{false};  // the grace period is over (or never needed): workers exit
 
   // Event-loop modes (iterative, pool).
   int epoll_fd = -1;
@@ -123,9 +124,9 @@ struct Server::Impl {
   void serve(Conn* c) {
     bool open = true;
     do open = c->service.serve_one();
-    while (open && !stopping && c->service.has_buffered_input());
+    while (open && !draining && c->service.has_buffered_input());
     std::lock_guard lock(conns_mutex);
-    if (!open || stopping) { destroy(c); return; }
+    if (!open || draining) { destroy(c); return; }
     c->busy = false;
     c->partial = false;
     c->deadline = Clock::now() + seconds(config.idle_timeout_s);
@@ -133,7 +134,7 @@ struct Server::Impl {
   }
 
   void on_readable(Conn* c) {
-    switch (peek_request(c->service.fd())) {
+    switch (read_request(c->service.fd(), c->service.pending_input())) {
       case Arrival::closed: {
         std::lock_guard lock(conns_mutex);
         destroy(c);
@@ -155,14 +156,35 @@ struct Server::Impl {
     queue_cv.notify_one();
   }
 
-  // Closes parked connections whose idle or receive timeout has passed.
-  void sweep(bool all) {
+  // Closes parked connections whose idle or receive timeout has passed, and with
+  // idle_too every parked connection that has no part of a request yet.
+  void sweep(bool idle_too) {
     const auto now = Clock::now();
     std::lock_guard lock(conns_mutex);
     std::vector<Conn*> expired;
     for (auto& [c, owner] : conns)
-      if (!c->busy && (all || now >= c->deadline)) expired.push_back(c);
+      if (!c->busy && (now >= c->deadline || (idle_too && !c->partial))) expired.push_back(c);
     for (Conn* c : expired) destroy(c);
+  }
+
+  // Waits for events and dispatches them until `until` says to stop.
+  template <class Until>
+  void poll_events(Until until) {
+    std::vector<epoll_event> events(256);
+    auto next_sweep = Clock::now();
+    while (!until()) {
+      const int n = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), 100);
+      for (int i = 0; i < n; ++i) {
+        void* p = events[static_cast<size_t>(i)].data.ptr;
+        if (p == nullptr) { if (!draining) accept_all(); }
+        else if (p == &stop_fd) draining = true;
+        else on_readable(static_cast<Conn*>(p));
+      }
+      if (Clock::now() >= next_sweep) {
+        sweep(draining);
+        next_sweep = Clock::now() + std::chrono::milliseconds(100);
+      }
+    }
   }
 
   void worker() {
@@ -190,31 +212,22 @@ struct Server::Impl {
     if (config.mode == Mode::pool)
       for (unsigned i = 0; i < config.threads; ++i) workers.emplace_back([this] { worker(); });
 
-    std::vector<epoll_event> events(256);
-    auto next_sweep = Clock::now();
-    while (!stopping) {
-      const int n = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), 100);
-      for (int i = 0; i < n && !stopping; ++i) {
-        void* p = events[static_cast<size_t>(i)].data.ptr;
-        if (p == nullptr) accept_all();
-        else if (p == &stop_fd) stopping = true;
-        else on_readable(static_cast<Conn*>(p));
-      }
-      if (Clock::now() >= next_sweep) {
-        sweep(false);
-        next_sweep = Clock::now() + std::chrono::milliseconds(100);
-      }
-    }
-    // Stop accepting, drop idle connections, let requests in flight finish.
+    poll_events([&] { return draining.load(); });
+
+    // Stop accepting and drop idle connections; requests that have started to
+    // arrive, or are being served, get the grace period to finish.
+    epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fd, nullptr);
+    epoll_ctl(epoll_fd, EPOLL_CTL_DEL, stop_fd, nullptr);
     ::close(listen_fd);
     listen_fd = -1;
     sweep(true);
-    queue_cv.notify_all();
     const auto grace_end = Clock::now() + seconds(config.grace_s);
-    while (Clock::now() < grace_end) {
-      { std::lock_guard lock(conns_mutex); if (conns.empty()) break; }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    poll_events([&] {
+      std::lock_guard lock(conns_mutex);
+      return conns.empty() || Clock::now() >= grace_end;
+    });
+    stopping = true;
+    queue_cv.notify_all();
     {  // Past the grace period: cut what is left so that blocked workers return.
       std::lock_guard lock(conns_mutex);
       for (auto& [c, owner] : conns) shutdown(c->service.fd(), SHUT_RDWR);
@@ -235,8 +248,8 @@ struct Server::Impl {
       const int n = poll(fds, 2, poll_timeout_ms(deadline));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
-      if (fds[1].revents) return false;
-      return true;
+      // Bytes that arrived before or with the stop are a request in flight: serve it.
+      return fds[0].revents != 0;
     }
   }
 
