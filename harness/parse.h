@@ -25,7 +25,7 @@ double parse_duration(std::string_view text);
 
 // A count: a non-negative decimal number with an optional suffix k (1e3),
 // M (1e6) or G (1e9), whose value is a whole number: "1000", "10k", "2M", "1.5k".
-// Errors: "", "-5", "10x", "1.5", "0.5k", values above UINT64_MAX.
+// Errors: "", "-5", "10x", "1.5", "0.0005k", values above UINT64_MAX.
 uint64_t parse_count(std::string_view text);
 
 }  // namespace soapbench
