@@ -33,7 +33,10 @@ std::string stats_json(const Stats& s, const Config& c) {
       {"version", SOAPBENCH_VERSION},
       {"gsoap_version", SOAPBENCH_GSOAP_VERSION},
       {"mode", to_string(c.mode)},
-      {"threads", c.mode == Mode::pool ? c.threads : (c.mode == Mode::iterative ? 1u : 0u)},
+      // Serving threads: the pool's size, the one loop thread, or one per open connection.
+      {"threads", c.mode == Mode::pool        ? int64_t{c.threads}
+                  : c.mode == Mode::iterative ? int64_t{1}
+                                              : s.open.load()},
       {"keepalive", c.keepalive},
       {"uptime_s", uptime},
       {"requests", {{"echoString", s.echo_string.load()},
