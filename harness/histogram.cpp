@@ -41,9 +41,13 @@ double LatencyHistogram::percentile(double p) const {
   if (!(p >= 0 && p <= 100))
     throw std::invalid_argument(fmt::format("percentile {} is outside [0, 100]", p));
   if (empty()) return 0;
-  // Nearest rank, computed in long double so that e.g. 99.9% of 10000 is exactly 9990.
+  // Nearest rank. The tolerance keeps 99.9% of 10000 at rank 9990 although 99.9
+  // is not exact in binary.
   const auto exact = static_cast<long double>(p) / 100 * static_cast<long double>(count_);
   const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(exact - 1e-9L)));
+  // The smallest and largest samples are known exactly.
+  if (rank == 1) return min_;
+  if (rank >= count_) return max_;
   uint64_t seen = 0;
   for (auto&& cell : bh::indexed(hist_, bh::coverage::all)) {
     seen += *cell;
@@ -104,9 +108,15 @@ double number(const nlohmann::json& j, const char* key) {
   return v.get<double>();
 }
 
+// JSON parsed from text holds non-negative integers as unsigned, JSON built in
+// code may hold them as signed: both are accepted.
+bool is_count(const nlohmann::json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
 uint64_t unsigned_number(const nlohmann::json& j, const char* key) {
   const auto& v = field(j, key);
-  if (!v.is_number_unsigned())
+  if (!is_count(v))
     throw std::runtime_error(fmt::format("histogram: field '{}' is not a non-negative integer", key));
   return v.get<uint64_t>();
 }
@@ -134,7 +144,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   if (!bins.is_array()) throw std::runtime_error("histogram: field 'bins' is not an array");
   uint64_t total = 0;
   for (const auto& b : bins) {
-    if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_unsigned())
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !is_count(b[1]))
       throw std::runtime_error(fmt::format("histogram: bin {} is not [index, count]", b.dump()));
     const auto index = b[0].get<int64_t>();
     if (index < -1 || index > static_cast<int64_t>(kBins))

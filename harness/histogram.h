@@ -50,9 +50,10 @@ class LatencyHistogram {
   // The p-th percentile in seconds, p in [0, 100] (std::invalid_argument otherwise).
   // Definition: nearest rank r = max(1, ceil(p/100 * count)); the result is the
   // geometric midpoint of the bin holding the r-th smallest sample, clamped to
-  // [min, max]. The underflow bin answers min and the overflow bin max. So p=0
-  // gives min, p=100 gives max, and any in-range result is within 0.5% of the
-  // exact nearest-rank sample percentile. 0 for an empty histogram.
+  // [min, max]. Rank 1 (so p=0) answers the exact min, rank count (p=100) the
+  // exact max, the underflow bin min and the overflow bin max. Any in-range
+  // result is within 0.5% of the exact nearest-rank sample percentile.
+  // 0 for an empty histogram.
   double percentile(double p) const;
 
   // Non-empty bins in index order (underflow first, overflow last).

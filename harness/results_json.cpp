@@ -60,15 +60,21 @@ void get(const json& j, const char* key, double& out) {
   out = v.get<double>();
 }
 
+// JSON parsed from text holds non-negative integers as unsigned, JSON built in
+// code may hold them as signed: both are accepted.
+bool is_count(const json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
 void get(const json& j, const char* key, uint64_t& out) {
   const json& v = need(j, key);
-  if (!v.is_number_unsigned()) wrong_type(key, "a non-negative integer", v);
+  if (!is_count(v)) wrong_type(key, "a non-negative integer", v);
   out = v.get<uint64_t>();
 }
 
 void get(const json& j, const char* key, unsigned& out) {
   const json& v = need(j, key);
-  if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX)
+  if (!is_count(v) || v.get<uint64_t>() > UINT32_MAX)
     wrong_type(key, "a non-negative 32-bit integer", v);
   out = v.get<unsigned>();
 }
