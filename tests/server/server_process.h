@@ -1,0 +1,63 @@
+#pragma once
+// A soapbench-server child process for tests: started with `--port 0
+// --report-interval 0` plus the test's flags, its port read from the first stdout
+// line, and always killed and reaped when the object goes away, even when the
+// test fails half way.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace soapbench::test {
+
+using std::chrono::milliseconds;
+
+// How a child process ended.
+struct ExitStatus {
+  bool signalled = false;  // killed by a signal rather than exit()
+  int code = 0;            // exit code, or the signal number when signalled
+  std::string describe() const;
+};
+
+class ServerProcess {
+ public:
+  // Starts build/bin/soapbench-server. Throws std::runtime_error, with whatever the
+  // server printed, when it does not announce its port within `startup_timeout`.
+  explicit ServerProcess(const std::vector<std::string>& flags,
+                         milliseconds startup_timeout = milliseconds(10000));
+  ~ServerProcess();  // SIGKILL and reap, if still running
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // The announcement line, without its newline.
+  const std::string& first_line() const { return first_line_; }
+  // http://127.0.0.1:PORT/echo, for the gSOAP proxy.
+  std::string endpoint() const;
+
+  // True until the process has exited (reaps it when it has).
+  bool running();
+  void send_signal(int sig);
+  // Waits for the process to end; nullopt if it is still running after `timeout`.
+  std::optional<ExitStatus> wait_exit(milliseconds timeout);
+  // What the server printed on stdout after its first line, up to its exit or
+  // until `timeout` passes without the pipe closing.
+  std::string read_stdout(milliseconds timeout);
+
+ private:
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  uint16_t port_ = 0;
+  std::string first_line_;
+  std::string pending_;  // bytes read past the first line
+  std::optional<ExitStatus> exit_;
+};
+
+// The path of a program built by this project (SOAPBENCH_BIN_DIR/name).
+std::string bin_path(const std::string& name);
+
+}  // namespace soapbench::test
