@@ -17,10 +17,14 @@ void interval_header(std::ostream& os);
 void interval_line(std::ostream& os, std::string_view operation, unsigned clients,
                    const IntervalSample& sample);
 
-// CXF's table for one operation, extended: clients, throughput (req/s), mean,
+// The non-zero failure kinds, e.g. "soap_fault 1, timeout 2"; "" when none.
+std::string describe_failures(const FailureCounts& failures);
+
+// CXF's table for one operation, extended: clients, target rate (only when a
+// step is in rate mode; "-" for closed-loop steps), throughput (req/s), mean,
 // p50, p90, p99, max (ms), server CPU % ("-" when absent), client CPU %,
 // bytes/call (request + response), errors (total, then by kind when non-zero).
-// The warnings of each step follow the table.
+// The warnings of each step follow the table, prefixed by its client count.
 void step_table(std::ostream& os, const OperationResult& operation);
 
 // A run's name in comparisons and charts: context.label, else
@@ -50,8 +54,9 @@ struct WarningInputs {
 
 // Warnings about what a step's numbers may really measure:
 //  - client CPU near saturation (the numbers measure the client, not the server);
-//  - median response time on the ~40 ms Nagle/delayed-ACK floor, with closed-loop
-//    throughput per client matching 1/mean within 20% (clients wait, not work);
+//  - median response time on the ~40 ms Nagle/delayed-ACK floor; in closed loop
+//    only when throughput per client also matches 1/mean within 20% (each
+//    client really spends its time waiting on that floor);
 //  - failed calls, with counts by kind;
 //  - no successful call at all;
 //  - rate mode: calls completed per second (successful + failed) below
