@@ -1,0 +1,165 @@
+#include "server_process.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <regex>
+#include <stdexcept>
+#include <thread>
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include "launch.h"
+
+namespace soapbench {
+
+std::string executable_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot read /proc/self/exe");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string executable_dir() {
+  const std::string path = executable_path();
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+ServerProcess::ServerProcess(const std::string& program, const std::string& mode,
+                             double startup_timeout_s) {
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+  std::string a0 = program, a1 = "--port", a2 = "0", a3 = "--report-interval", a4 = "0",
+              a5 = "--quiet", a6 = "--mode", a7 = mode, a8 = "--grace", a9 = "1";
+  char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), a5.data(),
+                  a6.data(), a7.data(), a8.data(), a9.data(), nullptr};
+  const pid_t driver = getpid();
+  pid_ = fork();
+  if (pid_ < 0) {
+    const int err = errno;
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    throw std::runtime_error(std::string("fork: ") + strerror(err));
+  }
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // a killed driver leaves no server behind
+    if (getppid() != driver) _exit(125);
+    setpgid(0, 0);  // Ctrl-C is the driver's to handle; it stops the server last
+    dup2(out_pipe[1], STDOUT_FILENO);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execv(program.c_str(), argv);
+    _exit(127);
+  }
+  ::close(out_pipe[1]);
+  out_fd_ = out_pipe[0];
+
+  std::string text;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(startup_timeout_s));
+  while (text.find('\n') == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{out_fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buf[512];
+    const ssize_t n = ::read(out_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  first_line_ = text.substr(0, text.find('\n'));
+  static const std::regex pattern(R"(^soapbench-server listening on (http://\S+) mode=)");
+  std::smatch m;
+  if (!std::regex_search(first_line_, m, pattern)) {
+    const std::string how = stop(0.5);
+    throw std::runtime_error(program + " did not report its address (" + how +
+                             (first_line_.empty() ? ")" : "; it printed: " + first_line_ + ")"));
+  }
+  url_ = m[1];
+}
+
+ServerProcess::~ServerProcess() { stop(); }
+
+std::string ServerProcess::stop(double grace_s) {
+  if (pid_ <= 0) return ended_;
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  pid_t got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  while ((got = waitpid(pid_, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (got == 0) {
+    ::kill(pid_, SIGKILL);
+    while ((got = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    }
+  }
+  ended_ = got == pid_ ? describe_wait_status(status) : "lost";
+  pid_ = -1;
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = -1;
+  return ended_;
+}
+
+// ---------------------------------------------------------------------------
+
+std::string stats_url(const std::string& endpoint_url) {
+  const auto scheme = endpoint_url.find("://");
+  const auto path = endpoint_url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  return (path == std::string::npos ? endpoint_url : endpoint_url.substr(0, path)) + "/stats";
+}
+
+namespace {
+size_t append_body(char* data, size_t size, size_t count, void* user) {
+  auto* body = static_cast<std::string*>(user);
+  if (body->size() > (1u << 20)) return 0;  // no /stats is this large: give up
+  body->append(data, size * count);
+  return size * count;
+}
+}  // namespace
+
+std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s) {
+  CURL* curl = curl_easy_init();
+  if (!curl) return std::nullopt;
+  std::string body;
+  const std::string url = stats_url(endpoint_url);
+  const long timeout_ms = static_cast<long>(timeout_s * 1000);
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  const CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK || status != 200) return std::nullopt;
+  try {
+    const auto j = nlohmann::json::parse(body);
+    ServerStats s;
+    s.requests = j.at("requests").at("total").get<uint64_t>();
+    s.faults = j.value("faults", uint64_t{0});
+    s.cpu_s = j.at("cpu").at("user_s").get<double>() + j.at("cpu").at("system_s").get<double>();
+    s.mode = j.value("mode", std::string());
+    s.gsoap_version = j.value("gsoap_version", std::string());
+    return s;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace soapbench

@@ -1,0 +1,59 @@
+#pragma once
+// The server under test as the driver sees it: the embedded soapbench-server
+// it starts when no --url is given, and the GET /stats counters any server may offer.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace soapbench {
+
+// A soapbench-server child process on a free loopback port.
+class ServerProcess {
+ public:
+  // Starts `program --port 0 --report-interval 0 --quiet --mode MODE` and reads
+  // its first line for the URL. Throws std::runtime_error (with what the
+  // server printed, if anything) when it does not report an address within
+  // `startup_timeout_s`.
+  ServerProcess(const std::string& program, const std::string& mode, double startup_timeout_s = 10);
+  // Stops it (see stop()).
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT/echo
+  const std::string& first_line() const { return first_line_; }
+  pid_t pid() const { return pid_; }
+
+  // SIGTERM, up to `grace_s` for a clean exit, then SIGKILL. Returns how it
+  // ended ("exit 0", "killed by signal 9 (Killed)"); idempotent.
+  std::string stop(double grace_s = 3);
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  std::string url_, first_line_, ended_;
+};
+
+// The directory of the running executable (from /proc/self/exe), where the
+// sibling programs (soapbench-server) are installed.
+std::string executable_dir();
+std::string executable_path();
+
+// The fields of GET /stats the driver uses.
+struct ServerStats {
+  uint64_t requests = 0;  // echoString + echoStruct answered
+  uint64_t faults = 0;
+  double cpu_s = 0;       // user + system CPU seconds of the server process
+  std::string mode;       // "per-connection", ... ; empty when not reported
+  std::string gsoap_version;
+};
+
+// The /stats URL beside an endpoint: http://h:p/echo -> http://h:p/stats.
+std::string stats_url(const std::string& endpoint_url);
+
+// Fetches and parses GET /stats; nullopt when the server does not offer it
+// (no answer within timeout_s, a non-200 status, or not the expected JSON).
+std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s = 1);
+
+}  // namespace soapbench
