@@ -14,14 +14,16 @@ struct PlotOptions {
 };
 
 // For each operation in any run, writes into out_dir (created if needed):
-//   <op>-<run>.dat    clients, throughput (req/s), mean (ms), p99 (ms) per run
-//   <op>.gp           the gnuplot script
+//   <op>-run<N>.dat   clients, throughput (req/s), mean (ms), p99 (ms) of run N
+//                     (1-based; runs without the operation have no file)
+//   <op>.gp           the gnuplot script, re-runnable in out_dir
 //   <op>-throughput.png/.svg   throughput vs clients, one line per run
 //   <op>-latency.png/.svg      mean and p99 response time (ms) vs clients
 // <op> is the operation name made file-safe. Uses pngcairo when gnuplot has it,
 // png otherwise. Throws std::runtime_error when gnuplot cannot be started
 // ("gnuplot not found ...") or exits non-zero (with its stderr), and
-// std::invalid_argument when `labels` does not match `runs` in size.
+// std::invalid_argument when `labels` does not match `runs` in size or no run
+// has a step. Operations without steps are skipped.
 void plot_runs(const std::vector<RunRecord>& runs, const std::filesystem::path& out_dir,
                const PlotOptions& options = {});
 
