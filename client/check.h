@@ -1,0 +1,36 @@
+#pragma once
+// `soapbench check --url URL`: one call of each operation with the default
+// payloads, to see whether an endpoint echoes correctly before a run.
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client.h"
+
+namespace soapbench {
+
+struct OperationCheck {
+  Operation operation = Operation::echo_string;
+  CallResult result;
+  WireBytes wire;              // of the call, HTTP headers included
+  std::string server_header;   // empty if the response had none
+};
+
+struct CheckReport {
+  std::string url;
+  std::string kind;  // "gsoap" or "curl"
+  std::vector<OperationCheck> operations;  // echoString, then echoStruct
+  bool ok() const;  // every operation echoed correctly
+};
+
+// Throws std::invalid_argument for an unknown kind or a bad URL (as make_client);
+// every failure of the endpoint itself is reported in the result.
+CheckReport check_endpoint(const std::string& url, std::string_view kind, double timeout_s);
+
+// One line per operation, e.g.
+//   echoString  ok        request 1534 B  response 1496 B  server "gSOAP/2.8"
+//   echoStruct  mismatch  item 0: varFloat sent 3.4e+38, echoed 0
+void print_check_report(std::ostream& out, const CheckReport& report);
+
+}  // namespace soapbench

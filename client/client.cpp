@@ -1,0 +1,81 @@
+#include "client.h"
+
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+#include "curl_client.h"
+#include "gsoap_client.h"
+
+namespace soapbench {
+
+std::string_view to_string(Operation op) {
+  return op == Operation::echo_string ? "echoString" : "echoStruct";
+}
+
+std::optional<Operation> parse_operation(std::string_view name) {
+  if (name == "echoString") return Operation::echo_string;
+  if (name == "echoStruct") return Operation::echo_struct;
+  return std::nullopt;
+}
+
+std::string_view to_string(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::soap_fault: return "soap_fault";
+    case FailureKind::http_status: return "http_status";
+    case FailureKind::mismatch: return "mismatch";
+    case FailureKind::timeout: return "timeout";
+    case FailureKind::connect: return "connect";
+    case FailureKind::read: return "read";
+  }
+  return "?";
+}
+
+namespace {
+
+// http://host[:port][/path]: what both gSOAP and libcurl accept without TLS.
+bool is_http_url(std::string_view url) {
+  constexpr std::string_view scheme = "http://";
+  if (url.substr(0, scheme.size()) != scheme) return false;
+  url.remove_prefix(scheme.size());
+  const std::string_view authority = url.substr(0, url.find('/'));
+  std::string_view host = authority, port;
+  if (!authority.empty() && authority[0] == '[') {  // [IPv6]:port
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return false;
+    host = authority.substr(0, close + 1);
+    port = authority.substr(close + 1);
+    if (!port.empty() && port[0] != ':') return false;
+    if (!port.empty()) port.remove_prefix(1);
+  } else if (const size_t colon = authority.find(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+    if (port.empty()) return false;
+  }
+  if (host.empty()) return false;
+  for (char c : host)
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '@' || c == '?' || c == '#') return false;
+  if (port.size() > 5) return false;
+  unsigned value = 0;
+  for (char c : port) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (!port.empty() && (value == 0 || value > 65535)) return false;
+  for (char c : url)
+    if (std::isspace(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptions& options) {
+  if (!is_http_url(options.url))
+    throw std::invalid_argument("not an http://host[:port]/path URL: '" + options.url + "'");
+  if (!(options.timeout_s > 0)) throw std::invalid_argument("timeout must be positive");
+  if (kind == "gsoap") return make_gsoap_client(options);
+  if (kind == "curl") return make_curl_client(options);
+  throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (gsoap, curl)");
+}
+
+}  // namespace soapbench

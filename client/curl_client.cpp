@@ -1,0 +1,210 @@
+#include "curl_client.h"
+
+#include <curl/curl.h>
+#include <strings.h>
+
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xml_reader.h"
+#include "xml_values.h"
+
+namespace soapbench {
+namespace {
+
+constexpr size_t kMaxDetail = 200;
+
+CallResult failure(FailureKind kind, std::string detail) {
+  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
+  return {false, kind, std::move(detail)};
+}
+
+// curl_global_init is not thread-safe; the first client of the process runs it.
+void init_curl_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw std::runtime_error("curl_global_init failed");
+  });
+}
+
+size_t append_body(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+// Keeps the Server header; curl hands over one header line at a time, CRLF included.
+size_t note_header(char* data, size_t size, size_t count, void* user) {
+  const size_t n = size * count;
+  constexpr std::string_view name = "server:";
+  if (n > name.size() && strncasecmp(data, name.data(), name.size()) == 0) {
+    std::string_view value(data + name.size(), n - name.size());
+    static_cast<std::string*>(user)->assign(xml::trim(value));
+  }
+  return n;
+}
+
+std::string first_difference(const std::string& sent, const std::string& got) {
+  size_t i = 0;
+  while (i < sent.size() && i < got.size() && sent[i] == got[i]) ++i;
+  return "text differs at character " + std::to_string(i) + " (sent " + std::to_string(sent.size()) +
+         " characters, echoed " + std::to_string(got.size()) + ")";
+}
+
+class CurlClient final : public EchoClient {
+ public:
+  explicit CurlClient(const ClientOptions& options);
+  ~CurlClient() override;
+  CurlClient(const CurlClient&) = delete;
+  CurlClient& operator=(const CurlClient&) = delete;
+
+  CallResult call() override;
+  WireBytes last_wire_bytes() const override { return wire_; }
+  std::string server_header() const override { return server_; }
+  std::string_view kind() const override { return "curl"; }
+
+ private:
+  void configure();
+  CallResult check_response(long status);
+  CallResult map_transfer_error(CURLcode rc);
+  void drop_connection();
+
+  ClientOptions options_;
+  CURL* easy_ = nullptr;
+  curl_slist* headers_ = nullptr;
+  char error_[CURL_ERROR_SIZE] = {};
+  std::string request_;  // rendered once; curl sends it in place (CURLOPT_POSTFIELDS)
+  std::string expected_text_;
+  std::vector<ItemValue> sent_items_;
+
+  // Reused from call to call so that a steady run does not allocate for them.
+  std::string body_;
+  std::string server_;
+  xml::ResponseReader reader_;
+  std::string got_text_;
+  std::vector<ItemValue> got_items_;
+  WireBytes wire_;
+};
+
+CurlClient::CurlClient(const ClientOptions& options) : options_(options) {
+  init_curl_once();
+  if (options.operation == Operation::echo_string) {
+    expected_text_ = make_string(options.payload.string_length);
+    request_ = xml::render_echo_string(expected_text_);
+  } else {
+    sent_items_ = make_items(options.payload);
+    request_ = xml::render_echo_struct(sent_items_);
+  }
+  headers_ = curl_slist_append(headers_, "Content-Type: text/xml; charset=utf-8");
+  headers_ = curl_slist_append(headers_, options.operation == Operation::echo_string
+                                             ? "SOAPAction: \"urn:soapbench:echo:1#echoString\""
+                                             : "SOAPAction: \"urn:soapbench:echo:1#echoStruct\"");
+  // curl would wait for "100 Continue" before sending a large body, a round trip
+  // no SOAP stack needs; and */* is noise on every request.
+  headers_ = curl_slist_append(headers_, "Expect:");
+  headers_ = curl_slist_append(headers_, "Accept:");
+  easy_ = curl_easy_init();
+  if (!easy_ || !headers_) throw std::runtime_error("curl_easy_init failed");
+  configure();
+}
+
+CurlClient::~CurlClient() {
+  curl_easy_cleanup(easy_);  // closes the connection
+  curl_slist_free_all(headers_);
+}
+
+void CurlClient::configure() {
+  const auto timeout_ms = std::max(1L, static_cast<long>(options_.timeout_s * 1000));
+  curl_easy_setopt(easy_, CURLOPT_URL, options_.url.c_str());
+  curl_easy_setopt(easy_, CURLOPT_PROXY, "");  // loopback benchmarks ignore http_proxy
+  curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  curl_easy_setopt(easy_, CURLOPT_POST, 1L);
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, request_.data());
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request_.size()));
+  curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
+  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, &body_);
+  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, note_header);
+  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, &server_);
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_);
+  curl_easy_setopt(easy_, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: clients run in threads
+  curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(easy_, CURLOPT_MAXCONNECTS, 1L);  // one connection per client, as documented
+  if (options_.new_connection) {
+    curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L);
+  }
+}
+
+// Replaces the handle by a copy with the same options: the old handle's
+// connection closes now instead of lingering in its connection cache.
+void CurlClient::drop_connection() {
+  if (CURL* fresh = curl_easy_duphandle(easy_)) {
+    curl_easy_cleanup(easy_);
+    easy_ = fresh;
+    curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_);
+  } else {
+    curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L);  // out of memory: at least do not reuse it
+  }
+}
+
+CallResult CurlClient::call() {
+  body_.clear();
+  server_.clear();
+  error_[0] = '\0';
+  const CURLcode rc = curl_easy_perform(easy_);
+  long request_size = 0, header_size = 0, status = 0;
+  curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
+  curl_easy_getinfo(easy_, CURLINFO_HEADER_SIZE, &header_size);
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  // REQUEST_SIZE counts the request line, headers and the body curl sent;
+  // HEADER_SIZE the status line and headers; the body is counted after
+  // transfer decoding (chunk framing is not included).
+  wire_.request = static_cast<uint64_t>(request_size);
+  wire_.response = static_cast<uint64_t>(header_size) + body_.size();
+  CallResult result = rc == CURLE_OK ? check_response(status) : map_transfer_error(rc);
+  if (!result.ok && !options_.new_connection) drop_connection();
+  return result;
+}
+
+CallResult CurlClient::map_transfer_error(CURLcode rc) {
+  std::string detail = error_[0] ? error_ : curl_easy_strerror(rc);
+  switch (rc) {
+    case CURLE_OPERATION_TIMEDOUT:
+      return failure(FailureKind::timeout, std::move(detail));
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return failure(FailureKind::connect, std::move(detail));
+    default:
+      return failure(FailureKind::read, std::move(detail));
+  }
+}
+
+CallResult CurlClient::check_response(long status) {
+  const bool success = status >= 200 && status < 300;
+  const xml::ReadStatus read = options_.operation == Operation::echo_string
+                                   ? reader_.read_echo_string(body_, got_text_)
+                                   : reader_.read_echo_struct(body_, got_items_);
+  if (read == xml::ReadStatus::fault) return failure(FailureKind::soap_fault, reader_.problem());
+  if (!success) return failure(FailureKind::http_status, "HTTP " + std::to_string(status));
+  if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
+  if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
+  if (options_.operation == Operation::echo_string) {
+    if (got_text_ != expected_text_) return failure(FailureKind::mismatch, first_difference(expected_text_, got_text_));
+  } else if (auto difference = compare_items(sent_items_, got_items_)) {
+    return failure(FailureKind::mismatch, std::move(*difference));
+  }
+  return {true, {}, {}};
+}
+
+}  // namespace
+
+std::unique_ptr<EchoClient> make_curl_client(const ClientOptions& options) {
+  return std::make_unique<CurlClient>(options);
+}
+
+}  // namespace soapbench
