@@ -133,50 +133,58 @@ void Engine::run(const std::atomic<bool>& stop) {
 }
 
 void Engine::call_once(Clock::time_point scheduled, bool measured) {
+  std::vector<EngineInterval> to_send;
+  if (measured) {
+    // Intervals, like phases, go by when a call starts (its slot in rate
+    // mode), so a measured phase of k intervals yields exactly k samples.
+    std::lock_guard lock(mutex_);
+    close_intervals(scheduled);
+    to_send.swap(closed_unsent_);
+  }
+  send_intervals(to_send);
+
   const auto sent = Clock::now();
   const CallResult r = client_.call();
   const auto end = Clock::now();
-  std::vector<EngineInterval> to_send;
-  {
-    std::lock_guard lock(mutex_);
-    if (!r.ok && result_.first_failure.empty())
-      result_.first_failure = std::string(to_string(r.kind)) + ": " + r.detail;
-    if (!measured) {
-      ++result_.warmup_calls;
-      return;
-    }
-    close_intervals(end, false);
-    if (r.ok) {
-      const double corrected = seconds(end - scheduled);
-      result_.latency.record(corrected);
-      current_.latency.record(corrected);
-      if (plan_.rate > 0) result_.uncorrected.record(seconds(end - sent));
-      ++result_.ok;
-      ++current_.ok;
-      const WireBytes wire = client_.last_wire_bytes();
-      result_.request_bytes = wire.request;
-      result_.response_bytes = wire.response;
-    } else {
-      add_failure(result_.failures, r.kind);
-      ++current_.failed;
-    }
-    if (plan_.rate > 0) {
-      const double lag = seconds(sent - scheduled);
-      if (lag > result_.max_lag_s) result_.max_lag_s = lag;
-      if (lag > 1.0 / plan_.rate) ++result_.late_calls;
-    }
-    last_end_ = end;
-    to_send.swap(closed_unsent_);
+  std::lock_guard lock(mutex_);
+  if (!r.ok && result_.first_failure.empty())
+    result_.first_failure = std::string(to_string(r.kind)) + ": " + r.detail;
+  if (!measured) {
+    ++result_.warmup_calls;
+    return;
   }
-  if (on_interval_)
-    for (const auto& interval : to_send) on_interval_(interval);
+  if (r.ok) {
+    const double corrected = seconds(end - scheduled);
+    result_.latency.record(corrected);
+    current_.latency.record(corrected);
+    if (plan_.rate > 0) result_.uncorrected.record(seconds(end - sent));
+    ++result_.ok;
+    ++current_.ok;
+    const WireBytes wire = client_.last_wire_bytes();
+    result_.request_bytes = wire.request;
+    result_.response_bytes = wire.response;
+  } else {
+    add_failure(result_.failures, r.kind);
+    ++current_.failed;
+  }
+  if (plan_.rate > 0) {
+    const double lag = seconds(sent - scheduled);
+    if (lag > result_.max_lag_s) result_.max_lag_s = lag;
+    if (lag > 1.0 / plan_.rate) ++result_.late_calls;
+  }
+  last_end_ = end;
 }
 
-void Engine::close_intervals(Clock::time_point now, bool final) {
-  // Caller holds mutex_.
+void Engine::send_intervals(const std::vector<EngineInterval>& intervals) {
+  if (on_interval_)
+    for (const auto& interval : intervals) on_interval_(interval);
+}
+
+void Engine::close_intervals(Clock::time_point now) {
+  // Caller holds mutex_. Closes every interval that ends at or before `now`.
   for (;;) {
     const double end_s = static_cast<double>(current_.index + 1) * plan_.interval_s;
-    if (now < measure_start_ + from_seconds(end_s)) break;
+    if (now < measure_start_ + from_seconds(end_s)) return;
     current_.end_s = end_s;
     result_.intervals.push_back(current_);
     closed_unsent_.push_back(std::move(current_));
@@ -184,32 +192,38 @@ void Engine::close_intervals(Clock::time_point now, bool final) {
     current_ = EngineInterval{};
     current_.index = next;
   }
-  if (final) {
-    const double end_s = seconds(now - measure_start_);
-    const double start_s = static_cast<double>(current_.index) * plan_.interval_s;
-    if (current_.ok + current_.failed > 0 || end_s > start_s) {
-      current_.end_s = std::max(end_s, start_s);
-      result_.intervals.push_back(current_);
-      closed_unsent_.push_back(current_);
-    }
-  }
+}
+
+EngineInterval Engine::last_interval(double measured_s) const {
+  // Caller holds mutex_. The open interval ends with the measured phase: at
+  // the planned duration when measuring by time, else at the last call's end.
+  EngineInterval last = current_;
+  const double start_s = static_cast<double>(last.index) * plan_.interval_s;
+  double end_s = std::min(start_s + plan_.interval_s, measured_s);
+  if (plan_.requests == 0 && phase_ == Phase::done && !result_.partial)
+    end_s = std::min(start_s + plan_.interval_s, plan_.duration_s);
+  last.end_s = std::max(end_s, start_s);
+  return last;
 }
 
 void Engine::finish(bool stopped) {
   std::vector<EngineInterval> to_send;
   {
     std::lock_guard lock(mutex_);
-    if (phase_ == Phase::measuring) {
-      result_.measured_s = seconds(last_end_ - measure_start_);
-      result_.cpu_s = cpu_seconds_now() - cpu_at_measure_start_;
-      close_intervals(last_end_, true);
-    }
+    const bool measured = phase_ == Phase::measuring;
     result_.partial = stopped;
     phase_ = Phase::done;
+    if (measured) {
+      result_.measured_s = seconds(last_end_ - measure_start_);
+      result_.cpu_s = cpu_seconds_now() - cpu_at_measure_start_;
+      if (current_.ok + current_.failed > 0) {
+        result_.intervals.push_back(last_interval(result_.measured_s));
+        closed_unsent_.push_back(result_.intervals.back());
+      }
+    }
     to_send.swap(closed_unsent_);
   }
-  if (on_interval_)
-    for (const auto& interval : to_send) on_interval_(interval);
+  send_intervals(to_send);
 }
 
 WorkerResult Engine::result() const {
@@ -221,11 +235,7 @@ WorkerResult Engine::result() const {
   if (phase_ == Phase::measuring) {
     r.measured_s = seconds(last_end_ - measure_start_);
     r.cpu_s = cpu_seconds_now() - cpu_at_measure_start_;
-    if (current_.ok + current_.failed > 0) {
-      EngineInterval last = current_;
-      last.end_s = std::max(r.measured_s, static_cast<double>(last.index) * plan_.interval_s);
-      r.intervals.push_back(std::move(last));
-    }
+    if (current_.ok + current_.failed > 0) r.intervals.push_back(last_interval(r.measured_s));
   }
   return r;
 }

@@ -7,9 +7,9 @@
 //  - Only successful calls enter the latency histograms. A fast fault or a
 //    refused connection would otherwise make the server look quicker; failures
 //    are counted by kind and their time is still part of the measured wall time.
-//  - A call belongs to the phase in which it starts (rate mode: in which it is
-//    scheduled). Measured time runs from the start of the first measured call
-//    to the end of the last one.
+//  - A call belongs to the phase and the interval in which it starts (rate
+//    mode: in which it is scheduled). Measured time runs from the start of the
+//    first measured call to the end of the last one.
 //  - Closed loop: one histogram, `latency`; `uncorrected` stays empty.
 //    Rate mode: call i is scheduled at start + i/rate. `latency` is measured from
 //    the scheduled time (corrected for coordinated omission: a stall delays the
@@ -52,8 +52,8 @@ struct WorkerPlan {
 struct EngineInterval {
   unsigned index = 0;      // 0, 1, ...: the interval [index * interval_s, ...) of measurement
   double end_s = 0;        // its end in seconds since measurement start (the last may be short)
-  uint64_t ok = 0;         // successful calls completed in it
-  uint64_t failed = 0;     // failed calls completed in it
+  uint64_t ok = 0;         // successful calls started in it
+  uint64_t failed = 0;     // failed calls started in it
   LatencyHistogram latency;  // successful calls (corrected in rate mode)
 };
 
@@ -103,7 +103,9 @@ class Engine {
   void begin_measurement(Clock::time_point t);
   // `scheduled` is the call's slot in rate mode, its send time in a closed loop.
   void call_once(Clock::time_point scheduled, bool measured);
-  void close_intervals(Clock::time_point now, bool final);
+  void close_intervals(Clock::time_point now);
+  EngineInterval last_interval(double measured_s) const;
+  void send_intervals(const std::vector<EngineInterval>& intervals);
   void finish(bool stopped);
   double cpu_seconds_now() const;
 
