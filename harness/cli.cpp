@@ -1,0 +1,253 @@
+// `soapbench` command-line parsing: CLI11 subcommands, value conversion through
+// harness/parse.h, and the cross-option rules of `run` in one place.
+#include "cli.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "parse.h"
+#include "soapbench/version.h"
+
+namespace soapbench {
+
+namespace {
+
+// Validators that also rewrite the text into the plain number the option's
+// type reads, so "500ms" reaches a double as 0.5. Errors come back from CLI11
+// as "--flag: message".
+CLI::Validator duration_value(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& s) -> std::string {
+        try {
+          const double v = parse_duration(s);
+          if (positive && v <= 0) return "must be more than 0, got '" + s + "'";
+          s = fmt::format("{:.17g}", v);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "DURATION");
+}
+
+CLI::Validator count_value(uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& s) -> std::string {
+        try {
+          const uint64_t v = parse_count(s);
+          if (v < min) return fmt::format("must be at least {}, got '{}'", min, s);
+          s = std::to_string(v);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "COUNT");
+}
+
+CLI::Validator rate_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0)
+          return "expected calls per second, a number >= 0, got '" + s + "'";
+        return {};
+      },
+      "CALLS/S");
+}
+
+CLI::Validator client_list_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_client_list(s);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "LIST");
+}
+
+std::vector<Operation> parse_operations(const std::string& text) {
+  std::vector<Operation> ops;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    const auto op = parse_operation(name);
+    if (!op) throw std::invalid_argument("unknown operation '" + name + "' (echoString, echoStruct)");
+    if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
+    if (comma == std::string::npos) return ops;
+    start = comma + 1;
+  }
+}
+
+CLI::Validator operations_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_operations(s);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "OPS");
+}
+
+std::string join_command_line(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t'\"") != std::string::npos) arg = "'" + arg + "'";
+    line += (i ? " " : "") + arg;
+  }
+  return line;
+}
+
+const std::vector<std::string> kClientKinds{"gsoap", "curl"};
+const std::vector<std::string> kServerModes{"iterative", "pool", "per-connection"};
+
+}  // namespace
+
+void validate_run(const RunConfig& c) {
+  if (!c.url.empty() && c.server_mode_given)
+    throw UsageError("--server-mode: only for the embedded server; it cannot be used with --url");
+  if (!c.url.empty()) {
+    try {
+      make_client(c.client_kind, ClientOptions{c.url, c.operations.front(), c.payload, c.timeout_s,
+                                               c.new_connection});
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--url: ") + e.what());
+    }
+  }
+  if (c.requests == 0 && !(c.duration_s > 0)) throw UsageError("--duration: must be more than 0");
+  if (c.interval_s > 0 && c.interval_s < 0.1)
+    throw UsageError("--interval: must be 0 (no live lines) or at least 100ms");
+  if (c.rate > 0) {
+    const unsigned most = c.clients.empty() ? 1 : c.clients.back();
+    if (c.rate < 0.01 * most)
+      throw UsageError(fmt::format("--rate: {:g} calls/s over {} clients is below 0.01 calls/s per client",
+                                   c.rate, most));
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(c.out_dir, ec) && !std::filesystem::is_directory(c.out_dir, ec))
+    throw UsageError("--out: '" + c.out_dir + "' exists and is not a directory");
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                                     std::ostream& err) {
+  ParsedCommandLine p;
+  CLI::App app{"soapbench: performance harness for SOAP web services", "soapbench"};
+  app.set_version_flag("--version", std::string("soapbench ") + SOAPBENCH_VERSION + " (gSOAP " +
+                                        SOAPBENCH_GSOAP_VERSION + ")");
+  app.require_subcommand(1);
+
+  // ---- run
+  RunConfig& r = p.run;
+  std::string ops_text = "echoString,echoStruct", clients_text = "1-10";
+  double first_warmup = -1;
+  auto* run = app.add_subcommand("run", "Ramp clients against an endpoint and write a results file");
+  run->add_option("--url", r.url, "Endpoint to drive; without it an embedded soapbench-server is started");
+  run->add_option("--op", ops_text, "Operations, comma-separated: echoString,echoStruct")
+      ->check(operations_value())->capture_default_str();
+  run->add_option("--clients", clients_text, "Client counts, one step each: e.g. 1-10 or 1,2,4,8")
+      ->check(client_list_value())->capture_default_str();
+  auto* duration = run->add_option("--duration", r.duration_s, "Measured time per step (e.g. 10s, 500ms)")
+                       ->transform(duration_value(true))->default_str("10s");
+  run->add_option("--requests", r.requests, "Measured calls per client per step, instead of --duration")
+      ->transform(count_value(1))->excludes(duration);
+  run->add_option("--warmup", r.warmup_s, "Unmeasured time before each step")
+      ->transform(duration_value(false))->default_str("2s");
+  run->add_option("--first-warmup", first_warmup,
+                  "Warm-up of the run's first step, for stacks that compile at run time (default: --warmup)")
+      ->transform(duration_value(false));
+  run->add_option("--client", r.client_kind, "Client: gsoap (generated proxy) or curl (libcurl + pugixml)")
+      ->check(CLI::IsMember(kClientKinds))->capture_default_str();
+  run->add_flag("--new-connection", r.new_connection, "A new TCP connection per call (no keep-alive)");
+  run->add_option("--rate", r.rate, "Fixed rate in calls/s over all clients of a step; 0 = closed loop")
+      ->check(rate_value())->capture_default_str();
+  run->add_option("--timeout", r.timeout_s, "Per call: connect, send and receive each")
+      ->transform(duration_value(true))->default_str("5s");
+  run->add_option("--interval", r.interval_s, "Seconds per live line; 0 for none")
+      ->transform(duration_value(false))->default_str("5s");
+  run->add_option("--label", r.label, "Name of the run in file names, tables and charts");
+  run->add_option("--out", r.out_dir, "Directory of the results files")->capture_default_str();
+  run->add_option("--string-length", r.payload.string_length, "Characters in the echoString text")
+      ->transform(count_value(0))->capture_default_str();
+  run->add_option("--items", r.payload.items, "Items in the echoStruct request")
+      ->transform(count_value(0))->capture_default_str();
+  run->add_option("--binary-bytes", r.payload.binary_bytes, "Bytes in each binary field of an item")
+      ->transform(count_value(0))->capture_default_str();
+  auto* server_mode = run->add_option("--server-mode", r.server_mode,
+                                      "Embedded server: iterative, pool or per-connection")
+                          ->check(CLI::IsMember(kServerModes))->capture_default_str();
+
+  // ---- check
+  auto* check = app.add_subcommand("check", "One call of each operation: result, Server header, bytes");
+  check->add_option("--url", p.check.url, "Endpoint to check")->required();
+  check->add_option("--client", p.check.client_kind, "gsoap or curl")
+      ->check(CLI::IsMember(kClientKinds))->capture_default_str();
+  check->add_option("--timeout", p.check.timeout_s, "Per call")
+      ->transform(duration_value(true))->default_str("5s");
+
+  // ---- compare, plot
+  auto* compare = app.add_subcommand("compare", "Runs side by side, with ratios against the first");
+  compare->add_option("files", p.compare.files, "Results JSON files")->required();
+  auto* plot = app.add_subcommand("plot", "Throughput and response-time charts of runs (gnuplot)");
+  plot->add_option("files", p.plot.files, "Results JSON files")->required();
+  plot->add_option("-o,--out", p.plot.out_dir, "Directory for the charts")->capture_default_str();
+
+  // ---- worker: internal, started by `run` itself
+  auto* worker = app.add_subcommand("worker", "Internal: one client process of a run");
+  worker->group("");
+
+  try {
+    app.parse(argc, argv);
+    if (run->parsed()) {
+      p.command = Command::run;
+      r.operations = parse_operations(ops_text);
+      r.clients = parse_client_list(clients_text);
+      r.first_warmup_s = first_warmup;
+      r.server_mode_given = server_mode->count() > 0;
+      r.command_line = join_command_line(argc, argv);
+      validate_run(r);
+    } else if (check->parsed()) {
+      p.command = Command::check;
+      try {
+        make_client(p.check.client_kind, ClientOptions{p.check.url, Operation::echo_string, {}, 1, false});
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--url: ") + e.what());
+      }
+    } else if (compare->parsed()) {
+      p.command = Command::compare;
+    } else if (plot->parsed()) {
+      p.command = Command::plot;
+    } else if (worker->parsed()) {
+      p.command = Command::worker;
+    }
+  } catch (const CLI::CallForHelp& e) {
+    p.exit_code = app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    p.exit_code = app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    p.exit_code = app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "soapbench: " << e.what() << "\nRun 'soapbench --help' or 'soapbench SUBCOMMAND --help'.\n";
+    p.exit_code = 2;
+  } catch (const UsageError& e) {
+    err << "soapbench: " << e.what() << "\n";
+    p.exit_code = 2;
+  }
+  return p;
+}
+
+}  // namespace soapbench
