@@ -28,9 +28,10 @@ struct CheckReport {
 // every failure of the endpoint itself is reported in the result.
 CheckReport check_endpoint(const std::string& url, std::string_view kind, double timeout_s);
 
-// One line per operation, e.g.
-//   echoString  ok        request 1534 B  response 1496 B  server "gSOAP/2.8"
-//   echoStruct  mismatch  item 0: varFloat sent 3.4e+38, echoed 0
+// A verdict line, then one line per operation, e.g.
+//   check http://127.0.0.1:8080/echo with the curl client: FAILED
+//     echoString  ok          request 1893 B, response 1772 B, server "gSOAP/2.8"
+//     echoStruct  mismatch    item 0: varFloat sent 3.4028234663852886e+38, echoed 0, server "gSOAP/2.8"
 void print_check_report(std::ostream& out, const CheckReport& report);
 
 }  // namespace soapbench

@@ -18,8 +18,8 @@ std::string_view to_string(Operation op);  // "echoString" / "echoStruct"
 std::optional<Operation> parse_operation(std::string_view name);
 
 enum class FailureKind {
-  soap_fault,   // HTTP 500 (or any status) carrying a SOAP Fault
-  http_status,  // a non-2xx status without a Fault
+  soap_fault,   // a SOAP Fault with HTTP 500 (or 2xx); detail is its faultstring
+  http_status,  // any other non-2xx status, e.g. "HTTP 503"
   mismatch,     // a well-formed response whose echo differs from the request
   timeout,      // connect, send or receive exceeded ClientOptions::timeout_s
   connect,      // the TCP connection could not be made
@@ -37,7 +37,9 @@ struct ClientOptions {
   std::string url;  // http://host:port/path
   Operation operation = Operation::echo_string;
   PayloadSize payload;
-  double timeout_s = 5;         // connect, send and receive each
+  // Connect, then the exchange: gSOAP applies it to each send and receive,
+  // libcurl to the whole transfer. Either way a silent server fails in about this time.
+  double timeout_s = 5;
   bool new_connection = false;  // one TCP connection per request instead of keep-alive
 };
 

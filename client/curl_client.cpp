@@ -189,8 +189,16 @@ CallResult CurlClient::check_response(long status) {
   const xml::ReadStatus read = options_.operation == Operation::echo_string
                                    ? reader_.read_echo_string(body_, got_text_)
                                    : reader_.read_echo_struct(body_, got_items_);
-  if (read == xml::ReadStatus::fault) return failure(FailureKind::soap_fault, reader_.problem());
-  if (!success) return failure(FailureKind::http_status, "HTTP " + std::to_string(status));
+  // SOAP 1.1 sends a Fault with status 500. A Fault with another error status (the
+  // gSOAP server answers a wrong path with 404 and a Fault) is that status, as the
+  // gSOAP client reports it too.
+  if (read == xml::ReadStatus::fault && (success || status == 500))
+    return failure(FailureKind::soap_fault, reader_.problem());
+  if (!success) {
+    std::string detail = "HTTP " + std::to_string(status);
+    if (read == xml::ReadStatus::fault) detail += ": " + reader_.problem();
+    return failure(FailureKind::http_status, std::move(detail));
+  }
   if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
   if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
   if (options_.operation == Operation::echo_string) {

@@ -70,11 +70,13 @@ TEST_P(FakeServerTest, SoapFaultIsReportedWithItsFaultString) {
 }
 
 TEST_P(FakeServerTest, ErrorStatusWithoutFaultIsHttpStatus) {
-  FakeServer server(http_response("503 Service Unavailable", "<html><body>busy</body></html>"));
-  const CallResult r = client(server.url(), Operation::echo_struct)->call();
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(to_string(r.kind), "http_status");
-  EXPECT_NE(r.detail.find("503"), std::string::npos) << r.detail;
+  for (const char* status : {"503 Service Unavailable", "500 Internal Server Error", "404 Not Found"}) {
+    FakeServer server(http_response(status, "<html><body>busy</body></html>"));
+    const CallResult r = client(server.url(), Operation::echo_struct)->call();
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(to_string(r.kind), "http_status") << status << ": " << r.detail;
+    EXPECT_NE(r.detail.find(std::string(status).substr(0, 3)), std::string::npos) << r.detail;
+  }
 }
 
 TEST_P(FakeServerTest, ChangedFloatIsMismatch) {

@@ -92,6 +92,17 @@ TEST_P(SoapbenchServerTest, NewConnectionPerCall) {
   EXPECT_EQ(stats["connections"]["accepted"], 5 + 1);
 }
 
+TEST_P(SoapbenchServerTest, WrongPathIsHttpStatus) {
+  test::ServerChild server;
+  ClientOptions o;
+  o.url = server.url() + "/nowhere";
+  o.operation = GetParam().operation;
+  const CallResult r = make_client(GetParam().kind, o)->call();
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(to_string(r.kind), "http_status") << r.detail;
+  EXPECT_NE(r.detail.find("404"), std::string::npos) << r.detail;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     KindsAndOperations, SoapbenchServerTest,
     ::testing::Values(Case{"gsoap", Operation::echo_string}, Case{"gsoap", Operation::echo_struct},
