@@ -1,0 +1,105 @@
+// One HTTP request in, one HTTP response out, through EchoBindingService's
+// soap_begin_serve + dispatch as soapbench-server calls them, from memory: the
+// per-request CPU of gSOAP in the server without sockets and system calls. The
+// output modes compare SOAP_IO_STORE (what the server uses) with gSOAP's default
+// buffered output, which serializes each response twice (a counting pass for
+// Content-Length, then the real one).
+#include "serve_bench.h"
+
+#include <benchmark/benchmark.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+
+#include "memory_io.h"
+#include "soapEchoBindingService.h"
+
+namespace soapbench::bench {
+namespace {
+
+class EchoInMemory : public EchoBindingService {
+ public:
+  explicit EchoInMemory(soap_mode out)
+      : EchoBindingService(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
+                           out | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING),
+        io(soap) {
+    // gSOAP takes a context without a socket for a CGI program and answers a POST
+    // differently; a connected socket that is never read or written avoids that.
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds_) == 0) soap->socket = fds_[0];
+    // As soapbench-server: keep-alive connections without a request limit.
+    soap->keep_alive = 1;
+    soap->max_keep_alive = 0;
+  }
+  ~EchoInMemory() override {
+    soap->socket = SOAP_INVALID_SOCKET;
+    for (const int fd : fds_)
+      if (fd >= 0) ::close(fd);
+  }
+  EchoInMemory(const EchoInMemory&) = delete;
+  EchoInMemory& operator=(const EchoInMemory&) = delete;
+  EchoBindingService* copy() override { return nullptr; }  // never copied here
+  int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override {
+    response.text = std::move(request->text);
+    return SOAP_OK;
+  }
+  int echoStruct(_echo__echoStruct* request, _echo__echoStructResponse& response) override {
+    response.item = std::move(request->item);
+    return SOAP_OK;
+  }
+  MemoryIo io;
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+std::string http_request(const std::string& op, const std::string& envelope) {
+  return "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/xml; charset=utf-8\r\n"
+         "Content-Length: " + std::to_string(envelope.size()) +
+         "\r\nSOAPAction: \"urn:soapbench:echo:1#" + op + "\"\r\n\r\n" + envelope;
+}
+
+void serve(benchmark::State& state, const std::string& request, soap_mode out) {
+  EchoInMemory service(out);
+  struct soap* soap = service.soap;
+  size_t response_bytes = 0;
+  for (auto _ : state) {
+    service.io.clear_output();
+    service.io.set_input(request);
+    if (soap_begin_serve(soap) || service.dispatch() || soap->error) {
+      state.SkipWithError(("serving the request failed: gSOAP error " + std::to_string(soap->error)).c_str());
+      break;
+    }
+    response_bytes = service.io.output().size();
+    if (!soap_valid_socket(soap->socket)) {
+      state.SkipWithError("gSOAP closed the connection after the response");
+      break;
+    }
+    soap_destroy(soap);
+    soap_end(soap);
+  }
+  if (response_bytes && service.io.output().find("HTTP/1.1 200 OK") != 0)
+    state.SkipWithError("the response is not HTTP 200");
+  state.counters["bytes"] = static_cast<double>(request.size() + response_bytes);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(request.size() + response_bytes));
+}
+
+}  // namespace
+
+void register_serve_benchmarks(const std::string& echo_string_request,
+                               const std::string& echo_struct_request) {
+  const std::pair<std::string, std::string> ops[] = {
+      {"echoString", http_request("echoString", echo_string_request)},
+      {"echoStruct", http_request("echoStruct", echo_struct_request)}};
+  const std::pair<const char*, soap_mode> modes[] = {{"store", SOAP_IO_STORE},
+                                                     {"count", SOAP_IO_BUFFER}};
+  for (const auto& [op, request] : ops)
+    for (const auto& [name, mode] : modes)
+      benchmark::RegisterBenchmark(("serve/" + op + "/" + name).c_str(),
+                                   [request = request, mode = mode](benchmark::State& s) {
+                                     serve(s, request, mode);
+                                   });
+}
+
+}  // namespace soapbench::bench
