@@ -1,0 +1,181 @@
+// `soapbench` flags: defaults, conversions, and every bad value exiting 2 with
+// a message that names the flag. Then the program itself for exit codes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli.h"
+#include "driver_support.h"
+
+namespace soapbench {
+namespace {
+
+struct Parsed {
+  ParsedCommandLine p;
+  std::string out, err;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "soapbench");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  Parsed r{parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err), "", ""};
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+TEST(DriverCli, RunDefaults) {
+  const Parsed r = parse({"run"});
+  ASSERT_EQ(r.p.exit_code, -1) << r.err;
+  ASSERT_EQ(r.p.command, Command::run);
+  const RunConfig& c = r.p.run;
+  EXPECT_TRUE(c.url.empty());
+  EXPECT_EQ(c.operations, (std::vector<Operation>{Operation::echo_string, Operation::echo_struct}));
+  EXPECT_EQ(c.clients, (std::vector<unsigned>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(c.duration_s, 10);
+  EXPECT_EQ(c.requests, 0u);
+  EXPECT_EQ(c.warmup_s, 2);
+  EXPECT_LT(c.first_warmup_s, 0) << "unset: the same as --warmup";
+  EXPECT_EQ(c.client_kind, "gsoap");
+  EXPECT_EQ(c.timeout_s, 5);
+  EXPECT_EQ(c.interval_s, 5);
+  EXPECT_EQ(c.out_dir, "results");
+  EXPECT_EQ(c.server_mode, "per-connection");
+  EXPECT_FALSE(c.server_mode_given);
+}
+
+TEST(DriverCli, RunConvertsUnitsListsAndSizes) {
+  const Parsed r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--op", "echoStruct", "--clients",
+                          "4,1-2", "--requests", "2k", "--warmup", "500ms", "--first-warmup", "1m",
+                          "--client", "curl", "--new-connection", "--rate", "250.5", "--timeout", "1.5s",
+                          "--interval", "0", "--label", "my run", "--out", "/tmp/x", "--string-length",
+                          "64", "--items", "3", "--binary-bytes", "1k"});
+  ASSERT_EQ(r.p.exit_code, -1) << r.err;
+  const RunConfig& c = r.p.run;
+  EXPECT_EQ(c.url, "http://127.0.0.1:9/echo");
+  EXPECT_EQ(c.operations, std::vector<Operation>{Operation::echo_struct});
+  EXPECT_EQ(c.clients, (std::vector<unsigned>{1, 2, 4}));
+  EXPECT_EQ(c.requests, 2000u);
+  EXPECT_EQ(c.warmup_s, 0.5);
+  EXPECT_EQ(c.first_warmup_s, 60);
+  EXPECT_EQ(c.client_kind, "curl");
+  EXPECT_TRUE(c.new_connection);
+  EXPECT_EQ(c.rate, 250.5);
+  EXPECT_EQ(c.timeout_s, 1.5);
+  EXPECT_EQ(c.interval_s, 0);
+  EXPECT_EQ(c.label, "my run");
+  EXPECT_EQ(c.payload.string_length, 64u);
+  EXPECT_EQ(c.payload.items, 3u);
+  EXPECT_EQ(c.payload.binary_bytes, 1000u);
+  EXPECT_NE(c.command_line.find("'my run'"), std::string::npos) << c.command_line;
+}
+
+struct BadFlag {
+  std::vector<std::string> args;
+  std::string named;  // what the message must contain
+};
+
+class DriverCliBadFlag : public testing::TestWithParam<BadFlag> {};
+
+TEST_P(DriverCliBadFlag, ExitsTwoNamingTheFlag) {
+  const Parsed r = parse(GetParam().args);
+  EXPECT_EQ(r.p.exit_code, 2);
+  EXPECT_NE(r.err.find(GetParam().named), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, DriverCliBadFlag,
+    testing::Values(BadFlag{{"run", "--clients", "0"}, "--clients"},
+                    BadFlag{{"run", "--clients", "5-2"}, "--clients"},
+                    BadFlag{{"run", "--duration", "-1s"}, "--duration"},
+                    BadFlag{{"run", "--duration", "10x"}, "--duration"},
+                    BadFlag{{"run", "--duration", "0"}, "--duration"},
+                    BadFlag{{"run", "--requests", "0"}, "--requests"},
+                    BadFlag{{"run", "--requests", "1.5"}, "--requests"},
+                    BadFlag{{"run", "--duration", "1s", "--requests", "5"}, "--requests"},
+                    BadFlag{{"run", "--warmup", "soon"}, "--warmup"},
+                    BadFlag{{"run", "--first-warmup", "-2s"}, "--first-warmup"},
+                    BadFlag{{"run", "--client", "axis"}, "--client"},
+                    BadFlag{{"run", "--op", "echoFloat"}, "--op"},
+                    BadFlag{{"run", "--rate", "-5"}, "--rate"},
+                    BadFlag{{"run", "--rate", "fast"}, "--rate"},
+                    BadFlag{{"run", "--timeout", "0"}, "--timeout"},
+                    BadFlag{{"run", "--interval", "10ms"}, "--interval"},
+                    BadFlag{{"run", "--string-length", "-1"}, "--string-length"},
+                    BadFlag{{"run", "--items", "many"}, "--items"},
+                    BadFlag{{"run", "--server-mode", "forking"}, "--server-mode"},
+                    BadFlag{{"run", "--url", "http://127.0.0.1:9/echo", "--server-mode", "pool"},
+                            "--server-mode"},
+                    BadFlag{{"run", "--url", "ftp://127.0.0.1/echo"}, "--url"},
+                    BadFlag{{"run", "--bogus"}, "--bogus"},
+                    BadFlag{{"check"}, "--url"},
+                    BadFlag{{"check", "--url", "nonsense"}, "--url"},
+                    BadFlag{{"compare"}, "files"},
+                    BadFlag{{}, "subcommand"}));
+
+TEST(DriverCli, OutMustNotBeAFile) {
+  test::TempDir dir;
+  const auto file = dir.path() / "plain";
+  std::ofstream(file) << "x";
+  const Parsed r = parse({"run", "--out", file.string()});
+  EXPECT_EQ(r.p.exit_code, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+}
+
+TEST(DriverCli, WorkerIsHiddenFromHelp) {
+  const Parsed r = parse({"--help"});
+  EXPECT_EQ(r.p.exit_code, 0);
+  EXPECT_NE(r.out.find("run"), std::string::npos);
+  EXPECT_EQ(r.out.find("worker"), std::string::npos) << r.out;
+  EXPECT_EQ(parse({"worker"}).p.command, Command::worker);
+}
+
+// ---- the program ----------------------------------------------------------
+
+TEST(DriverProgram, VersionNamesSoapbenchAndGsoap) {
+  std::string out;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "--version"}, &out), 0);
+  EXPECT_NE(out.find("soapbench 0."), std::string::npos) << out;
+  EXPECT_NE(out.find("(gSOAP 2.8."), std::string::npos) << out;
+}
+
+TEST(DriverProgram, BadFlagExitsTwo) {
+  std::string err;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "run", "--clients", "1-x"}, nullptr, &err), 2);
+  EXPECT_NE(err.find("--clients"), std::string::npos) << err;
+}
+
+TEST(DriverProgram, CompareAndPlotNameAMissingOrCorruptFile) {
+  test::TempDir dir;
+  const std::string missing = (dir.path() / "missing.json").string();
+  const std::string corrupt = (dir.path() / "corrupt.json").string();
+  std::ofstream(corrupt) << "{ not json";
+  for (const auto& file : {missing, corrupt}) {
+    std::string err;
+    EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", file}, nullptr, &err), 1);
+    EXPECT_NE(err.find(file), std::string::npos) << err;
+    err.clear();
+    EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "plot", file, "-o", dir.path().string()},
+                                nullptr, &err),
+              1);
+    EXPECT_NE(err.find(file), std::string::npos) << err;
+  }
+}
+
+TEST(DriverProgram, UnreachableUrlFailsAtOnce) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(test::unused_port()) + "/echo";
+  test::TempDir dir;
+  std::string out, err;
+  const int code = test::run_program({test::bin_path("soapbench"), "run", "--url", url, "--clients", "1",
+                                      "--duration", "1s", "--out", dir.path().string()},
+                                     &out, &err, std::chrono::seconds(20));
+  EXPECT_EQ(code, 1) << out << err;
+  EXPECT_NE(err.find("cannot reach " + url), std::string::npos) << err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "no results file for a run that never started";
+}
+
+}  // namespace
+}  // namespace soapbench

@@ -1,0 +1,142 @@
+// Merging workers into a step, server CPU, and the step's warnings: pure
+// functions over records, checked value by value.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "coordinate.h"
+
+namespace soapbench {
+namespace {
+
+WorkerResult worker(uint64_t ok, double measured_s, double cpu_s, uint64_t req_bytes, uint64_t resp_bytes,
+                    double latency_s) {
+  WorkerResult w;
+  w.ok = ok;
+  w.measured_s = measured_s;
+  w.cpu_s = cpu_s;
+  w.request_bytes = req_bytes;
+  w.response_bytes = resp_bytes;
+  for (uint64_t i = 0; i < ok; ++i) w.latency.record(latency_s);
+  return w;
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
+TEST(MergeStep, SumsThroughputPerWorkerAndWeighsBytesByCalls) {
+  WorkerResult a = worker(100, 2.0, 0.5, 1000, 2000, 0.001);
+  WorkerResult b = worker(300, 2.5, 1.0, 2000, 4000, 0.003);
+  a.failures.timeout = 2;
+  b.failures.read = 1;
+  const StepResult s = merge_step({a, b}, 2, 0, 1.5, 1.0);
+  EXPECT_EQ(s.clients, 2u);
+  EXPECT_EQ(s.warmup_s, 1.5);
+  EXPECT_EQ(s.requests, 400u);
+  EXPECT_EQ(s.failures.timeout, 2u);
+  EXPECT_EQ(s.failures.read, 1u);
+  EXPECT_DOUBLE_EQ(s.throughput, 100 / 2.0 + 300 / 2.5);
+  EXPECT_DOUBLE_EQ(s.duration_s, 2.5);
+  EXPECT_EQ(s.latency.count(), 400u);
+  EXPECT_DOUBLE_EQ(s.client_cpu_pct, 1.5 / 2.5 * 100);
+  EXPECT_DOUBLE_EQ(s.request_bytes, (1000.0 * 100 + 2000.0 * 300) / 400);
+  EXPECT_DOUBLE_EQ(s.response_bytes, (2000.0 * 100 + 4000.0 * 300) / 400);
+  EXPECT_FALSE(s.uncorrected.has_value()) << "closed loop";
+  EXPECT_FALSE(s.server_cpu_pct.has_value()) << "filled by the coordinator";
+}
+
+TEST(MergeStep, RateModeKeepsTheUncorrectedHistogram) {
+  WorkerResult a = worker(10, 1.0, 0.1, 1, 1, 0.5);
+  for (int i = 0; i < 10; ++i) a.uncorrected.record(0.001);
+  const StepResult s = merge_step({a}, 1, 200, 0, 1);
+  ASSERT_TRUE(s.uncorrected.has_value());
+  EXPECT_EQ(s.uncorrected->count(), 10u);
+  EXPECT_EQ(s.target_rate, 200);
+}
+
+TEST(MergeStep, IntervalsOfTheSameIndexAreMerged) {
+  WorkerResult a = worker(0, 2, 0, 0, 0, 0), b = worker(0, 2, 0, 0, 0, 0);
+  for (unsigned k = 0; k < 2; ++k) {
+    EngineInterval i;
+    i.index = k;
+    i.end_s = (k + 1) * 1.0;
+    i.ok = 10 * (k + 1);
+    i.failed = k;
+    for (uint64_t n = 0; n < i.ok; ++n) i.latency.record(0.002);
+    a.intervals.push_back(i);
+    b.intervals.push_back(i);
+  }
+  const StepResult s = merge_step({a, b}, 2, 0, 0, 1.0);
+  ASSERT_EQ(s.intervals.size(), 2u);
+  EXPECT_EQ(s.intervals[0].t_s, 1.0);
+  EXPECT_EQ(s.intervals[0].requests, 20u);
+  EXPECT_DOUBLE_EQ(s.intervals[0].throughput, 20.0);
+  EXPECT_EQ(s.intervals[1].requests, 40u);
+  EXPECT_EQ(s.intervals[1].errors, 2u);
+  EXPECT_NEAR(s.intervals[1].p50_ms, 2.0, 0.02);
+}
+
+TEST(MergeInterval, AShortLastIntervalIsRatedOverItsOwnLength) {
+  EngineInterval last;
+  last.index = 3;     // starts at 3 * 2 s = 6 s
+  last.end_s = 6.5;   // the measured phase ended half a second in
+  last.ok = 50;
+  for (int n = 0; n < 50; ++n) last.latency.record(0.001);
+  const IntervalSample s = merge_interval({&last}, 2.0);
+  EXPECT_DOUBLE_EQ(s.throughput, 100.0);
+  EXPECT_EQ(s.t_s, 6.5);
+}
+
+TEST(ServerCpu, IsCpuSecondsOverWallSeconds) {
+  StepServerView v;
+  EXPECT_FALSE(server_cpu_pct(v).has_value());
+  v.measure_start = ServerStats{100, 0, 10.0, "pool", "2.8.124"};
+  v.measure_end = ServerStats{200, 0, 13.0, "pool", "2.8.124"};
+  v.measure_wall_s = 2.0;
+  ASSERT_TRUE(server_cpu_pct(v).has_value());
+  EXPECT_DOUBLE_EQ(*server_cpu_pct(v), 150.0);
+}
+
+TEST(StepWarnings, SameHostSaturationCountsTheServerToo) {
+  StepResult s = merge_step({worker(1000, 1, 0.8, 1, 1, 0.001)}, 1, 0, 0, 1);  // clients 80%
+  s.server_cpu_pct = 110.0;
+  StepChecks c;
+  c.cores = 2;
+  c.same_host = true;
+  EXPECT_TRUE(contains(all_step_warnings(s, {}, c), "host CPU near saturation"));
+  s.server_cpu_pct = 60.0;  // 140% of 200%: room left
+  EXPECT_FALSE(contains(all_step_warnings(s, {}, c), "saturation"));
+}
+
+TEST(StepWarnings, ServerCountDisagreeingWithClientsIsReported) {
+  const StepResult s = merge_step({worker(100, 1, 0.1, 1, 1, 0.001)}, 1, 0, 0, 1);
+  StepServerView v;
+  v.before_step = ServerStats{1000, 0, 0, "", ""};
+  v.after_step = ServerStats{1000 + 100 + 20, 0, 0, "", ""};
+  StepChecks c;
+  c.warmup_calls = 20;
+  EXPECT_FALSE(contains(all_step_warnings(s, v, c), "the server counted"));
+  EXPECT_EQ(*request_count_line(s, v, 20),
+            "server counted 120 requests in the step; clients made 120 (warm-up 20 + measured 100)");
+  v.after_step->requests += 7;
+  EXPECT_TRUE(contains(all_step_warnings(s, v, c), "the server counted 127 requests"));
+  EXPECT_FALSE(request_count_line(s, StepServerView{}, 20).has_value());
+}
+
+TEST(StepWarnings, WorkerProblemsLagAndInterruptionAreListed) {
+  const StepResult s = merge_step({worker(100, 1, 0.1, 1, 1, 0.001)}, 1, 100, 0, 1);
+  StepChecks c;
+  c.worker_problems = {"worker 2 (pid 77) ended without a result (killed by signal 9 (Killed))"};
+  c.late_calls = 12;
+  c.max_lag_s = 0.25;
+  c.interrupted = true;
+  const auto w = all_step_warnings(s, {}, c);
+  EXPECT_TRUE(contains(w, "worker 2 (pid 77) ended without a result"));
+  EXPECT_TRUE(contains(w, "12 calls were sent more than one period behind schedule (worst 250.0 ms)"));
+  EXPECT_TRUE(contains(w, "interrupted"));
+}
+
+}  // namespace
+}  // namespace soapbench

@@ -1,0 +1,238 @@
+// `soapbench run` end to end: real worker processes against the embedded
+// soapbench-server, a fake endpoint that fails in each way, a stalled server
+// in rate mode, a server and a worker that die, and Ctrl-C.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <thread>
+
+#include "driver_support.h"
+#include "results.h"
+#include "server_process.h"
+
+namespace soapbench {
+namespace {
+
+using test::Program;
+using namespace std::chrono_literals;
+
+std::vector<std::string> run_args(std::vector<std::string> extra, const test::TempDir& out) {
+  std::vector<std::string> args{test::bin_path("soapbench"), "run", "--out", out.path().string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The results file named on the last line of the driver's output.
+RunRecord results_of(const Program& p) {
+  const std::string path = p.last_line();
+  EXPECT_NE(path.find(".json"), std::string::npos) << p.out() << p.err();
+  return read_results(path);
+}
+
+// Each "server counted N requests in the step; clients made M (warm-up W + measured K)" line.
+struct CountLine {
+  uint64_t server, clients, warmup, measured;
+};
+std::vector<CountLine> count_lines(const std::string& out) {
+  static const std::regex re(
+      R"(server counted (\d+) requests in the step; clients made (\d+) \(warm-up (\d+) \+ measured (\d+)\))");
+  std::vector<CountLine> lines;
+  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
+    lines.push_back({std::stoull((*it)[1]), std::stoull((*it)[2]), std::stoull((*it)[3]), std::stoull((*it)[4])});
+  return lines;
+}
+
+class DriverRamp : public testing::TestWithParam<std::string> {};
+
+TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
+  test::TempDir dir;
+  Program p(run_args({"--client", GetParam(), "--op", "echoString,echoStruct", "--clients", "1,2",
+                      "--duration", "1s", "--warmup", "0.2s", "--interval", "0.5s", "--label", "ramp"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const RunRecord record = results_of(p);
+  EXPECT_FALSE(record.partial);
+  EXPECT_EQ(record.context.client_kind, GetParam());
+  EXPECT_NE(record.context.stack_label.find("gSOAP 2.8"), std::string::npos) << record.context.stack_label;
+  EXPECT_EQ(record.context.server_mode, "per-connection");
+  ASSERT_EQ(record.operations.size(), 2u);
+  EXPECT_EQ(record.operations[0].operation, "echoString");
+  EXPECT_EQ(record.operations[1].operation, "echoStruct");
+
+  const auto lines = count_lines(p.out());
+  ASSERT_EQ(lines.size(), 4u) << p.out();
+  size_t k = 0;
+  for (const auto& op : record.operations) {
+    ASSERT_EQ(op.steps.size(), 2u);
+    for (const auto& step : op.steps) {
+      const CountLine& line = lines[k++];
+      EXPECT_EQ(step.failures.total(), 0u) << step.failures.total();
+      EXPECT_GT(step.requests, 0u);
+      // Every request the server answered in the step is a warm-up or a
+      // measured call of some client, and the file holds the measured ones.
+      EXPECT_EQ(line.server, line.clients);
+      EXPECT_EQ(line.clients, line.warmup + line.measured);
+      EXPECT_EQ(line.measured, step.requests + step.failures.total());
+      EXPECT_GT(line.warmup, 0u);
+      EXPECT_EQ(step.latency.count(), step.requests);
+      EXPECT_GT(step.throughput, 0);
+      EXPECT_TRUE(step.server_cpu_pct.has_value());
+      EXPECT_GT(step.request_bytes, 500);
+      EXPECT_GT(step.response_bytes, 500);
+      EXPECT_FALSE(step.intervals.empty());
+      EXPECT_TRUE(step.warnings.empty() || step.warnings[0].find("saturation") != std::string::npos)
+          << step.warnings[0];
+    }
+    EXPECT_EQ(op.steps[0].clients, 1u);
+    EXPECT_EQ(op.steps[1].clients, 2u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("gsoap", "curl"));
+
+struct Misbehaviour {
+  test::FakeServer::Mode mode;
+  std::string kind;  // FailureCounts field expected to count every call
+};
+
+class DriverFailures : public testing::TestWithParam<Misbehaviour> {};
+
+uint64_t count_of(const FailureCounts& f, const std::string& kind) {
+  if (kind == "soap_fault") return f.soap_fault;
+  if (kind == "http_status") return f.http_status;
+  if (kind == "mismatch") return f.mismatch;
+  if (kind == "timeout") return f.timeout;
+  if (kind == "connect") return f.connect;
+  return f.read;
+}
+
+TEST_P(DriverFailures, EachCallIsCountedUnderItsKind) {
+  test::FakeServer fake(GetParam().mode, 600ms);
+  test::TempDir dir;
+  for (const std::string client : {"gsoap", "curl"}) {
+    const uint64_t before = fake.requests();
+    Program p(run_args({"--url", fake.url(), "--client", client, "--op", "echoString", "--clients", "2",
+                        "--requests", "3", "--warmup", "0", "--timeout", "300ms", "--string-length", "64"},
+                       dir));
+    ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+    const RunRecord record = results_of(p);
+    ASSERT_EQ(record.operations.size(), 1u);
+    const StepResult& step = record.operations[0].steps.at(0);
+    EXPECT_EQ(step.requests, GetParam().kind.empty() ? 6u : 0u) << client;
+    if (!GetParam().kind.empty()) {
+      EXPECT_EQ(count_of(step.failures, GetParam().kind), 6u) << client << "\n" << p.out();
+      EXPECT_EQ(step.failures.total(), 6u) << client;
+      EXPECT_FALSE(step.warnings.empty());
+    }
+    // The probe call, then 2 clients x 3 calls; none is lost or doubled.
+    EXPECT_EQ(fake.requests() - before, 1u + 6u) << client;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, DriverFailures,
+                         testing::Values(Misbehaviour{test::FakeServer::Mode::echo, ""},
+                                         Misbehaviour{test::FakeServer::Mode::fault, "soap_fault"},
+                                         Misbehaviour{test::FakeServer::Mode::status, "http_status"},
+                                         Misbehaviour{test::FakeServer::Mode::wrong, "mismatch"},
+                                         Misbehaviour{test::FakeServer::Mode::slow, "timeout"},
+                                         Misbehaviour{test::FakeServer::Mode::close, "read"}),
+                         [](const auto& param_info) { return param_info.param.kind.empty() ? "none" : param_info.param.kind; });
+
+// At 200 calls/s for 3 s, a 1 s SIGSTOP of the server delays ~200 scheduled
+// calls. Corrected latency charges each for its wait, so well over 1% of the
+// ~600 calls are >= 0.5 s late and p99 shows the stall. Uncorrected latency
+// sees one slow call (the one in flight, or sent into the stall): < 1%, so p99
+// stays a normal call's, while max still shows the stall.
+TEST(DriverRate, CorrectedLatencyShowsAStallTheUncorrectedHides) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1", "--rate", "200",
+                      "--duration", "3s", "--warmup", "0.2s", "--interval", "1s"},
+                     dir));
+  ASSERT_TRUE(p.wait_for_line("== echoString with 1 client", 20s)) << p.out() << p.err();
+  std::this_thread::sleep_for(800ms);  // warm-up, start delay, then 0.5 s into the measurement
+  ::kill(server.pid(), SIGSTOP);
+  std::this_thread::sleep_for(1000ms);
+  ::kill(server.pid(), SIGCONT);
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const StepResult step = results_of(p).operations.at(0).steps.at(0);
+  ASSERT_TRUE(step.uncorrected.has_value());
+  EXPECT_EQ(step.failures.total(), 0u);
+  EXPECT_EQ(step.target_rate, 200);
+  EXPECT_NEAR(static_cast<double>(step.requests), 600, 10);
+  EXPECT_GE(step.latency.percentile(99), 0.5) << "corrected p99";
+  EXPECT_LT(step.uncorrected->percentile(99), 0.2) << "uncorrected p99";
+  EXPECT_GE(step.uncorrected->max(), 0.8) << "the one call that waited out the stall";
+  bool lag_warned = false;
+  for (const auto& w : step.warnings) lag_warned |= w.find("behind schedule") != std::string::npos;
+  EXPECT_TRUE(lag_warned) << p.out();
+}
+
+TEST(DriverRobustness, ServerDyingMidStepIsCountedAndTheFileIsComplete) {
+  auto server = std::make_unique<ServerProcess>(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  Program p(run_args({"--url", server->url(), "--op", "echoString", "--clients", "2", "--duration", "2s",
+                      "--warmup", "0.2s", "--interval", "0.5s"},
+                     dir));
+  ASSERT_TRUE(p.wait_for_line("== echoString with 2 clients", 20s)) << p.out() << p.err();
+  std::this_thread::sleep_for(800ms);
+  ::kill(server->pid(), SIGKILL);
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  server.reset();
+  const RunRecord record = results_of(p);
+  EXPECT_FALSE(record.partial);
+  const StepResult& step = record.operations.at(0).steps.at(0);
+  EXPECT_GT(step.requests, 0u) << "calls before the server died";
+  EXPECT_GT(step.failures.connect + step.failures.read, 0u) << p.out();
+  EXPECT_FALSE(step.warnings.empty());
+}
+
+TEST(DriverRobustness, AKilledWorkerIsReportedNotWaitedFor) {
+  test::TempDir dir;
+  Program p(run_args({"--op", "echoString", "--clients", "2", "--duration", "2s", "--warmup", "0.2s",
+                      "--interval", "0.5s"},
+                     dir));
+  ASSERT_TRUE(p.wait_for_line("== echoString with 2 clients", 20s)) << p.out() << p.err();
+  std::this_thread::sleep_for(500ms);
+  pid_t victim = -1;
+  for (pid_t child : test::children_of(p.pid())) {
+    std::ifstream cmdline("/proc/" + std::to_string(child) + "/cmdline");
+    std::string text((std::istreambuf_iterator<char>(cmdline)), {});
+    if (text.find("worker") != std::string::npos) victim = child;
+  }
+  ASSERT_GT(victim, 0) << "no worker process found";
+  ::kill(victim, SIGKILL);
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const StepResult& step = results_of(p).operations.at(0).steps.at(0);
+  bool reported = false;
+  for (const auto& w : step.warnings) reported |= w.find("ended without a result") != std::string::npos;
+  EXPECT_TRUE(reported) << p.out();
+  EXPECT_GT(step.requests, 0u) << "the other worker's calls";
+}
+
+TEST(DriverRobustness, SigintLeavesAPartialFileAndNoProcess) {
+  test::TempDir dir;
+  Program p(run_args({"--op", "echoString", "--clients", "2", "--duration", "30s", "--warmup", "0.2s",
+                      "--interval", "0.5s"},
+                     dir));
+  ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // a live line
+  const std::vector<pid_t> children = test::children_of(p.pid());
+  EXPECT_EQ(children.size(), 3u) << "the embedded server and two workers";
+  ::kill(p.pid(), SIGINT);
+  ASSERT_EQ(p.wait(20s), 130) << p.out() << p.err();
+  for (pid_t child : children) EXPECT_FALSE(test::process_alive(child)) << "pid " << child << " left behind";
+  const RunRecord record = results_of(p);
+  EXPECT_TRUE(record.partial);
+  const StepResult& step = record.operations.at(0).steps.at(0);
+  EXPECT_GT(step.requests, 0u);
+  EXPECT_LT(step.duration_s, 30);
+  bool marked = false;
+  for (const auto& w : step.warnings) marked |= w.find("interrupted") != std::string::npos;
+  EXPECT_TRUE(marked);
+}
+
+}  // namespace
+}  // namespace soapbench
