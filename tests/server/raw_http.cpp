@@ -133,6 +133,15 @@ std::string ReadResult::describe() const {
          (received.size() > 300 ? "...\"" : "\"");
 }
 
+std::ostream& operator<<(std::ostream& os, ReadResult::Outcome outcome) {
+  switch (outcome) {
+    case ReadResult::Outcome::response: return os << "response";
+    case ReadResult::Outcome::closed: return os << "closed";
+    case ReadResult::Outcome::timeout: return os << "timeout";
+  }
+  return os << "?";
+}
+
 RawConnection::RawConnection(uint16_t port) {
   int error = 0;
   fd_ = connect_loopback(port, error);

@@ -4,6 +4,7 @@
 // requests, half requests, silence) and see exactly what comes back.
 #include <chrono>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +35,8 @@ struct ReadResult {
   bool reset = false;     // closed by a reset (RST) rather than an orderly FIN
   std::string describe() const;  // for failure messages
 };
+
+std::ostream& operator<<(std::ostream& os, ReadResult::Outcome outcome);
 
 class RawConnection {
  public:

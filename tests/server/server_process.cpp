@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <stdexcept>
@@ -37,8 +38,13 @@ std::string ExitStatus::describe() const {
 
 std::string bin_path(const std::string& name) { return std::string(SOAPBENCH_BIN_DIR) + "/" + name; }
 
+std::string server_binary() {
+  const char* other = std::getenv("SOAPBENCH_SERVER");
+  return other && *other ? other : bin_path("soapbench-server");
+}
+
 ServerProcess::ServerProcess(const std::vector<std::string>& flags, milliseconds startup_timeout) {
-  std::vector<std::string> args = {bin_path("soapbench-server"), "--port", "0", "--report-interval", "0"};
+  std::vector<std::string> args = {server_binary(), "--port", "0", "--report-interval", "0"};
   args.insert(args.end(), flags.begin(), flags.end());
   // Everything the child needs is prepared before fork(): after it, only
   // async-signal-safe calls are allowed in a multi-threaded parent.

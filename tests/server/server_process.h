@@ -24,7 +24,7 @@ struct ExitStatus {
 
 class ServerProcess {
  public:
-  // Starts build/bin/soapbench-server. Throws std::runtime_error, with whatever the
+  // Starts server_binary(). Throws std::runtime_error, with whatever the
   // server printed, when it does not announce its port within `startup_timeout`.
   explicit ServerProcess(const std::vector<std::string>& flags,
                          milliseconds startup_timeout = milliseconds(10000));
@@ -59,5 +59,8 @@ class ServerProcess {
 
 // The path of a program built by this project (SOAPBENCH_BIN_DIR/name).
 std::string bin_path(const std::string& name);
+// The server the tests start: $SOAPBENCH_SERVER when set (to run the same tests
+// against another build, e.g. with sanitizers), else bin_path("soapbench-server").
+std::string server_binary();
 
 }  // namespace soapbench::test

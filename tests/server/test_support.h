@@ -23,6 +23,8 @@ struct ServerMode {
   std::string name;                // as the first line and /stats report it
   std::vector<std::string> flags;  // how to start the server in this mode
 };
+// gtest prints a mode by its name in failure messages.
+inline void PrintTo(const ServerMode& mode, std::ostream* os) { *os << mode.name; }
 // iterative, pool with 4 threads, per-connection.
 std::vector<ServerMode> all_modes();
 // gtest parameter names: iterative, pool, per_connection.

@@ -1,0 +1,93 @@
+// GET /echo?wsdl and GET /stats, in every server mode.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace soapbench::test {
+namespace {
+
+class HttpGet : public ::testing::TestWithParam<ServerMode> {
+ protected:
+  ServerProcess server{flags_for(GetParam())};
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_P(HttpGet, WsdlIsTheContractByteForByte) {
+  const std::string contract = read_file(std::string(SOAPBENCH_SOURCE_DIR) + "/wsdl/echo.wsdl");
+  ASSERT_GT(contract.size(), 1000u) << "wsdl/echo.wsdl not found under " << SOAPBENCH_SOURCE_DIR;
+  const auto r = exchange_once(server.port(), http_get("/echo?wsdl", false));
+  ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
+  EXPECT_EQ(r.response.status, 200);
+  EXPECT_TRUE(r.response.header("Content-Type").starts_with("text/xml")) << r.response.header("Content-Type");
+  EXPECT_EQ(r.response.body.size(), contract.size());
+  EXPECT_TRUE(r.response.body == contract) << "the served WSDL differs from wsdl/echo.wsdl";
+}
+
+// The counters match exactly what this test sent: 7 echoString and 3 echoStruct
+// on one keep-alive connection, then this one GET /stats on a second connection.
+TEST_P(HttpGet, StatsCountWhatWasSent) {
+  EchoClient client(server.endpoint());
+  const std::string text = make_string(PayloadSize{}.string_length);
+  const std::vector<ItemValue> items = make_items({.items = 2});
+  for (int i = 0; i < 7; ++i) {
+    std::string echoed;
+    ASSERT_EQ(client.echo_string(text, echoed), "");
+  }
+  for (int i = 0; i < 3; ++i) {
+    std::vector<ItemValue> echoed;
+    ASSERT_EQ(client.echo_struct(items, echoed), "");
+  }
+  const std::string get = http_get("/stats", false);
+  const auto r = exchange_once(server.port(), get);
+  ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
+  EXPECT_EQ(r.response.status, 200);
+  EXPECT_EQ(r.response.header("Content-Type"), "application/json");
+  const auto stats = nlohmann::json::parse(r.response.body);
+
+  EXPECT_EQ(stats["requests"]["echoString"], 7);
+  EXPECT_EQ(stats["requests"]["echoStruct"], 3);
+  EXPECT_EQ(stats["requests"]["total"], 10);
+  EXPECT_EQ(stats["requests"]["http_get"], 1);
+  EXPECT_EQ(stats["faults"], 0);
+  EXPECT_EQ(stats["connections"]["accepted"], 2);
+  EXPECT_EQ(stats["connections"]["refused"], 0);
+  // Every byte the client sent has been read, and so has this GET; the bytes
+  // out are the ten responses (this one is counted after it is rendered).
+  EXPECT_EQ(stats["bytes_in"].get<uint64_t>(), client.bytes_sent() + get.size());
+  EXPECT_EQ(stats["bytes_out"].get<uint64_t>(), client.bytes_received());
+  EXPECT_GT(client.bytes_sent(), 0u);
+  EXPECT_EQ(stats["mode"], GetParam().name);
+  EXPECT_EQ(stats["gsoap_version"], "2.8.124");
+  EXPECT_GT(stats["rss_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GE(stats["uptime_s"].get<double>(), 0.0);
+  EXPECT_TRUE(stats["cpu"]["user_s"].is_number()) << stats.dump();
+  EXPECT_TRUE(stats["cpu"]["system_s"].is_number()) << stats.dump();
+}
+
+// The first line and /stats agree on the mode and its number of threads.
+TEST_P(HttpGet, StatsAgreeWithTheFirstLine) {
+  const auto stats = fetch_stats(server.port());
+  const std::string line = server.first_line();
+  EXPECT_NE(line.find(" mode=" + GetParam().name + " "), std::string::npos) << line;
+  const std::string threads = line.substr(line.rfind("threads=") + 8);
+  EXPECT_EQ(stats["threads"].get<uint64_t>(), std::stoull(threads)) << line;
+  if (GetParam().name == "pool") {
+    EXPECT_EQ(stats["threads"], 4);
+  } else if (GetParam().name == "iterative") {
+    EXPECT_EQ(stats["threads"], 1);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, HttpGet, ::testing::ValuesIn(all_modes()), mode_param_name);
+
+}  // namespace
+}  // namespace soapbench::test
