@@ -1,6 +1,8 @@
 // `soapbench check`, `compare` and `plot`: thin layers over client/check.h,
 // report.h and plot.h that turn failures into messages and exit codes.
+#include <filesystem>
 #include <ostream>
+#include <set>
 
 #include "check.h"
 #include "cli.h"
@@ -26,6 +28,22 @@ bool read_all(const std::vector<std::string>& files, std::vector<RunRecord>& run
   return true;
 }
 
+// Names for the runs: their own labels when those tell them apart, else the
+// file names, which always do.
+std::vector<std::string> distinct_labels(const std::vector<RunRecord>& runs,
+                                         const std::vector<std::string>& files) {
+  std::set<std::string> seen;
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < runs.size(); ++i) labels.push_back(run_label(runs[i], i));
+  for (const auto& l : labels)
+    if (!seen.insert(l).second) {
+      labels.clear();
+      for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());
+      break;
+    }
+  return labels;
+}
+
 }  // namespace
 
 int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
@@ -42,7 +60,7 @@ int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
 int compare_command(const CompareConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<RunRecord> runs;
   if (!read_all(c.files, runs, err, "compare")) return 1;
-  compare_table(out, runs);
+  compare_table(out, runs, distinct_labels(runs, c.files));
   return 0;
 }
 
@@ -50,7 +68,9 @@ int plot_command(const PlotConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<RunRecord> runs;
   if (!read_all(c.files, runs, err, "plot")) return 1;
   try {
-    plot_runs(runs, c.out_dir);
+    PlotOptions options;
+    options.labels = distinct_labels(runs, c.files);
+    plot_runs(runs, c.out_dir, options);
   } catch (const std::exception& e) {
     err << "soapbench plot: " << e.what() << "\n";
     return 1;
