@@ -206,7 +206,8 @@ TEST(DriverRobustness, AKilledWorkerIsReportedNotWaitedFor) {
   ASSERT_GT(victim, 0) << "no worker process found";
   ::kill(victim, SIGKILL);
   ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
-  const StepResult& step = results_of(p).operations.at(0).steps.at(0);
+  const RunRecord record = results_of(p);
+  const StepResult& step = record.operations.at(0).steps.at(0);
   bool reported = false;
   for (const auto& w : step.warnings) reported |= w.find("ended without a result") != std::string::npos;
   EXPECT_TRUE(reported) << p.out();
