@@ -50,7 +50,7 @@ class StepRun {
   StepRun(const RampPlan& plan, Operation op, unsigned clients, double warmup_s,
           const InterruptWatch& interrupt, std::ostream& out)
       : plan_(plan), op_(op), clients_(clients), warmup_s_(warmup_s), interrupt_(interrupt), out_(out),
-        results_(clients), live_(clients), silent_since_(clients) {}
+        results_(clients), live_(clients), silent_since_(clients), reported_(clients, false) {}
 
   // nullopt when interrupted before the measurement started.
   std::optional<StepResult> run(bool& interrupted);
@@ -73,6 +73,7 @@ class StepRun {
   std::vector<std::optional<WorkerResult>> results_;
   std::vector<std::map<unsigned, EngineInterval>> live_;  // received, not yet printed
   std::vector<Clock::time_point> silent_since_;
+  std::vector<bool> reported_;  // a problem of this worker is already listed
   unsigned next_live_ = 0;
   bool header_printed_ = false;
   std::vector<std::string> problems_;
@@ -129,9 +130,11 @@ void StepRun::handle(const WorkerMessage& m) {
     case WorkerMessage::Type::interval: live_[m.worker][m.interval.index] = m.interval; break;
     case WorkerMessage::Type::result: results_[m.worker] = m.result; break;
     case WorkerMessage::Type::error:
+      reported_[m.worker] = true;
       problems_.push_back(fmt::format("worker {}: {}", m.worker + 1, m.text));
       break;
     case WorkerMessage::Type::exited:
+      reported_[m.worker] = true;
       if (!results_[m.worker])
         problems_.push_back(fmt::format("worker {} (pid {}) ended without a result ({})", m.worker + 1,
                                         group_->pid(m.worker), m.text));
@@ -169,7 +172,10 @@ void StepRun::measure() {
   std::fill(silent_since_.begin(), silent_since_.end(), measure_start);
   bool stats_due = server_.before_step.has_value();
   Clock::time_point stats_taken{};
-  const double silence_limit = plan_.interval_s + plan_.timeout_s + kSilenceSlackS;
+  // A worker reports after each interval closes, which it notices when a call
+  // starts: at worst an interval, a blocked call and, at a low rate, one period.
+  const double period_s = plan_.rate > 0 ? clients_ / plan_.rate : 0;
+  const double silence_limit = plan_.interval_s + plan_.timeout_s + period_s + kSilenceSlackS;
 
   while (!group_->all_exited()) {
     auto now = Clock::now();
@@ -180,7 +186,9 @@ void StepRun::measure() {
     }
     double wait_s = 0.1;
     if (stats_due) wait_s = std::min(wait_s, std::chrono::duration<double>(measure_start - now).count());
-    for (const auto& m : group_->poll(std::max(wait_s, 0.0), interrupt_.fd())) handle(m);
+    // Once stopping, the (never drained) interrupt pipe must not wake the poll.
+    const int wake_fd = stopping_ ? -1 : interrupt_.fd();
+    for (const auto& m : group_->poll(std::max(wait_s, 0.0), wake_fd)) handle(m);
     print_live_lines(false);
 
     now = Clock::now();
@@ -196,6 +204,10 @@ void StepRun::measure() {
     }
     if (stopping_ && now >= kill_at_) group_->kill_all();
   }
+  for (unsigned w = 0; w < clients_; ++w)
+    if (!results_[w] && !reported_[w])
+      problems_.push_back(fmt::format("worker {} (pid {}) gave no result within {:g} s of being stopped",
+                                      w + 1, group_->pid(w), kStopGraceS));
   if (server_.measure_start) {
     server_.measure_end = fetch_server_stats(plan_.url);
     server_.measure_wall_s = std::chrono::duration<double>(Clock::now() - stats_taken).count();
@@ -206,10 +218,11 @@ void StepRun::measure() {
 
 std::optional<StepResult> StepRun::run(bool& interrupted) {
   server_.before_step = fetch_server_stats(plan_.url);
-  out_ << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}\n", to_string(op_), clients_,
+  out_ << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op_), clients_,
                       clients_ == 1 ? "" : "s", warmup_s_,
                       plan_.requests > 0 ? fmt::format("{} calls per client", plan_.requests)
-                                         : fmt::format("{:g} s measured", plan_.duration_s));
+                                         : fmt::format("{:g} s measured", plan_.duration_s),
+                      plan_.rate > 0 ? fmt::format(" at {:g} calls/s", plan_.rate) : "");
   out_.flush();
   start_workers();
   if (interrupt_.interrupted()) {
@@ -230,6 +243,7 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
     checks.warmup_calls += r->warmup_calls;
     checks.late_calls += r->late_calls;
     checks.max_lag_s = std::max(checks.max_lag_s, r->max_lag_s);
+    if (checks.first_failure.empty()) checks.first_failure = r->first_failure;
   }
   checks.worker_problems = problems_;
   StepResult step = merge_step(results, clients_, plan_.rate, warmup_s_, plan_.interval_s);

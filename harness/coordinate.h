@@ -78,6 +78,7 @@ struct StepChecks {
   uint64_t late_calls = 0;      // rate mode: calls sent more than one period behind schedule
   double max_lag_s = 0;         // rate mode: the furthest behind schedule any send was
   std::vector<std::string> worker_problems;  // "worker 2 (pid 123): exit 1 ..." lines
+  std::string first_failure;    // "kind: detail" of one worker's first failed call, if any
 };
 
 // Every warning of a step: step_warnings() plus host CPU saturation when the

@@ -103,6 +103,8 @@ std::vector<std::string> all_step_warnings(const StepResult& step, const StepSer
     w.push_back(fmt::format("rate mode: {} calls were sent more than one period behind schedule "
                             "(worst {:.1f} ms); their corrected latency includes that wait",
                             checks.late_calls, ms(checks.max_lag_s)));
+  if (!checks.first_failure.empty() && step.failures.total() > 0)
+    w.push_back("first failure: " + checks.first_failure);
   for (const auto& p : checks.worker_problems) w.push_back(p);
   if (checks.interrupted) w.push_back("interrupted: the step's numbers are partial");
   if (!checks.interrupted && checks.worker_problems.empty() && step.failures.total() == 0 &&

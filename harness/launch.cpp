@@ -46,6 +46,15 @@ std::string describe_wait_status(int status) {
 }
 
 WorkerGroup::WorkerGroup(const std::string& program, const std::vector<WorkerPlan>& plans) {
+  try {
+    spawn(program, plans);
+  } catch (...) {
+    kill_all();  // the destructor will not run: leave no half-started group behind
+    throw;
+  }
+}
+
+void WorkerGroup::spawn(const std::string& program, const std::vector<WorkerPlan>& plans) {
   const pid_t driver = getpid();
   // argv is built before fork: only async-signal-safe calls happen in the child.
   std::string arg0 = program, arg1 = "worker";

@@ -86,6 +86,7 @@ class WorkerGroup {
     std::string pending;  // bytes read, not yet a whole line
     bool exited = false;
   };
+  void spawn(const std::string& program, const std::vector<WorkerPlan>& plans);
   void read_from(size_t index, std::vector<WorkerMessage>& out);
   void parse_line(size_t index, const std::string& line, std::vector<WorkerMessage>& out);
   void reap(size_t index, std::vector<WorkerMessage>& out);

@@ -138,5 +138,15 @@ TEST(StepWarnings, WorkerProblemsLagAndInterruptionAreListed) {
   EXPECT_TRUE(contains(w, "interrupted"));
 }
 
+TEST(StepWarnings, TheFirstFailureIsQuotedOnlyWhenMeasuredCallsFailed) {
+  WorkerResult a = worker(10, 1, 0.1, 1, 1, 0.001);
+  StepChecks c;
+  c.first_failure = "timeout: no response within 0.3 s";
+  EXPECT_FALSE(contains(all_step_warnings(merge_step({a}, 1, 0, 0, 1), {}, c), "first failure"));
+  a.failures.timeout = 1;
+  EXPECT_TRUE(contains(all_step_warnings(merge_step({a}, 1, 0, 0, 1), {}, c),
+                       "first failure: timeout: no response within 0.3 s"));
+}
+
 }  // namespace
 }  // namespace soapbench
