@@ -1,6 +1,6 @@
-// Bad input, in every server mode. Each case states the one answer it expects,
-// checks that it was counted in /stats "faults", and then checks that the server
-// is alive and serves a valid request on a new connection.
+// Bad input, in every server mode. Each case states the one answer it expects
+// and checks that /stats "faults" counted it; after every case (TearDown) the
+// server must be alive and serve a valid request on a new connection.
 #include <gtest/gtest.h>
 
 #include <memory>
