@@ -143,6 +143,14 @@ void validate_run(const RunConfig& c) {
     throw UsageError("--out: '" + c.out_dir + "' exists and is not a directory");
 }
 
+void validate_check(const CheckConfig& c) {
+  try {
+    make_client(c.client_kind, ClientOptions{c.url, Operation::echo_string, {}, c.timeout_s, false});
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--url: ") + e.what());
+  }
+}
+
 ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                      std::ostream& err) {
   ParsedCommandLine p;
@@ -222,11 +230,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       validate_run(r);
     } else if (check->parsed()) {
       p.command = Command::check;
-      try {
-        make_client(p.check.client_kind, ClientOptions{p.check.url, Operation::echo_string, {}, 1, false});
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--url: ") + e.what());
-      }
+      validate_check(p.check);
     } else if (compare->parsed()) {
       p.command = Command::compare;
     } else if (plot->parsed()) {

@@ -69,8 +69,10 @@ struct UsageError : std::runtime_error {
 ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                      std::ostream& err);
 
-// The cross-option rules of `soapbench run`; throws UsageError.
+// The rules that CLI11's per-flag checks cannot express, for `run` and
+// `check`: between flags, and URLs as the clients accept them. Throw UsageError.
 void validate_run(const RunConfig& config);
+void validate_check(const CheckConfig& config);
 
 // The subcommands; each returns the process exit code.
 int run_command(const RunConfig& config, std::ostream& out, std::ostream& err);
