@@ -32,13 +32,13 @@ int counting_send(struct soap* s, const char* buf, size_t n) {
   return default_fsend(s, buf, n);
 }
 
-size_t counting_recv(struct soap* s, char* buf, size_t n) {
-  size_t got = self(s).take_pending(buf, n);
-  if (got == 0) got = default_frecv(s, buf, n);
-  self(s).stats().add(self(s).stats().bytes_in, got);
-  self(s).note_received(got);
-  return got;
-}
+size_t counting_recv(struct soap* s, char* buf, size_t n) { return self(s).receive(buf, n, default_frecv); }
+
+// gSOAP closes the socket on errors and at the end of a connection; this class
+// closes it instead (close()), so that a fault can still be sent after gSOAP gave up
+// on the input, and so that a descriptor number is never closed twice.
+int keep_socket_open(struct soap*) { return SOAP_OK; }
+int keep_socket_open_too(struct soap*, SOAP_SOCKET) { return SOAP_OK; }
 
 // Notes the HTTP status of every response: faults are counted by it.
 int response_line(struct soap* s, int status, ULONG64 count) {
@@ -128,6 +128,11 @@ EchoService::EchoService(const Config& config, Stats& stats)
   s->frecv = counting_recv;
   s->fparsehdr = limit_request_size;
   s->fget = http_get;
+  s->fclose = keep_socket_open;
+  s->fclosesocket = keep_socket_open_too;
+  // gSOAP skips sending a fault when the peer has half-closed; a client that sent a
+  // truncated request and shut down its side is still reading, so answer it anyway.
+  s->fpoll = nullptr;
   s->recv_timeout = to_gsoap_timeout(config.recv_timeout_s);
   s->send_timeout = to_gsoap_timeout(config.send_timeout_s);
   // A client trickling a request a byte at a time must not hold a thread forever either.
@@ -147,6 +152,7 @@ void EchoService::attach(int fd) {
   // Responses are single writes; without TCP_NODELAY a keep-alive client would
   // wait out the peer's delayed ACK (the ~40 ms floor) on every call.
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  fd_ = fd;
   soap->socket = fd;
   soap->keep_alive = config_.keepalive ? 1 : 0;
   soap->bufidx = soap->buflen = 0;
@@ -154,27 +160,78 @@ void EchoService::attach(int fd) {
   pending_pos_ = 0;
 }
 
-int EchoService::fd() const { return soap_valid_socket(soap->socket) ? soap->socket : -1; }
+int EchoService::fd() const { return fd_; }
 
 void EchoService::close() {
-  if (soap_valid_socket(soap->socket)) soap_force_closesock(soap);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
   soap->socket = SOAP_INVALID_SOCKET;
+  soap->keep_alive = 0;
 }
 
 bool EchoService::has_buffered_input() const {
   return soap->bufidx < soap->buflen || pending_pos_ < pending_.size();
 }
 
-size_t EchoService::take_pending(char* buf, size_t n) {
-  const size_t got = std::min(n, pending_.size() - pending_pos_);
-  if (got == 0) return 0;
-  std::memcpy(buf, pending_.data() + pending_pos_, got);
-  pending_pos_ += got;
-  if (pending_pos_ == pending_.size()) {
-    pending_.clear();
-    pending_pos_ = 0;
+size_t EchoService::receive(char* buf, size_t n, size_t (*from_socket)(struct soap*, char*, size_t)) {
+  if (dtd_seen_) return 0;
+  size_t got = std::min(n, pending_.size() - pending_pos_);
+  if (got > 0) {
+    std::memcpy(buf, pending_.data() + pending_pos_, got);
+    pending_pos_ += got;
+    if (pending_pos_ == pending_.size()) {
+      pending_.clear();
+      pending_pos_ = 0;
+    }
+  } else if (input_timed_out_) {
+    return 0;
+  } else {
+    got = from_socket(soap, buf, n);
+    if (got == 0) {
+      // gSOAP's receive returns 0 both when the peer closed and when the receive
+      // timeout passed; a peek tells which, for the fault's message.
+      char c;
+      peer_closed_ = recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+      input_timed_out_ = !peer_closed_;
+      return 0;
+    }
   }
+  stats_.add(stats_.bytes_in, got);
+  received_ += got;
+  // gSOAP skips a DTD without complaint; SOAP 1.1 (section 3) forbids one, and
+  // entity declarations are how XML bombs start. Refuse the message instead.
+  constexpr std::string_view doctype = "<!DOCTYPE";
+  const std::string_view chunk(buf, got);
+  char joined[2 * doctype.size()];  // the end of the last read and the start of this one
+  const size_t head = std::min(chunk.size(), doctype.size() - 1);
+  std::memcpy(joined, tail_, tail_len_);
+  std::memcpy(joined + tail_len_, chunk.data(), head);
+  if (chunk.find(doctype) != std::string_view::npos ||
+      std::string_view(joined, tail_len_ + head).find(doctype) != std::string_view::npos) {
+    dtd_seen_ = true;
+    return 0;
+  }
+  tail_len_ = std::min(chunk.size(), doctype.size() - 1);
+  std::memcpy(tail_, chunk.data() + chunk.size() - tail_len_, tail_len_);
   return got;
+}
+
+// A request gSOAP did not answer: the input ended or timed out inside it, or it
+// carried a DTD. The client gets a fault saying which (if it is still there to
+// read it), and the request counts as failed either way.
+void EchoService::answer_unanswered() {
+  struct soap* s = soap;
+  s->socket = fd_;  // gSOAP may have let go of it on the error
+  if (dtd_seen_) {
+    soap_sender_fault(s, "A DTD is not allowed in a SOAP message (SOAP 1.1, section 3)", nullptr);
+  } else if (input_timed_out_) {
+    soap_sender_fault(s, "Request timed out: part of it arrived, then nothing within the receive timeout", nullptr);
+  } else if (peer_closed_ || s->error == SOAP_EOF || s->error == SOAP_OK || s->error >= SOAP_STOP) {
+    soap_sender_fault(s, "Truncated request: the input ended inside the message", nullptr);
+  }  // else gSOAP's own error stands, and is sent as is
+  s->keep_alive = 0;
+  soap_send_fault(s);
+  if (status_ == 0) status_ = 500;  // the client had gone: nothing was written, it still failed
 }
 
 bool EchoService::serve_one() {
@@ -182,6 +239,8 @@ bool EchoService::serve_one() {
   if (!config_.keepalive) s->keep_alive = 0;
   received_ = 0;
   status_ = 0;
+  tail_len_ = 0;
+  dtd_seen_ = peer_closed_ = false;
   if (soap_begin_serve(s) == SOAP_OK) {
     if (!path_is_endpoint(s->path)) {
       s->error = 404;
@@ -191,18 +250,16 @@ bool EchoService::serve_one() {
     }
   }
   // gSOAP answers most errors itself (soap_begin_serve sends the fault), but not
-  // the end of input inside a request: a truncated body still deserves a fault.
-  // Zero bytes received is a client closing its keep-alive connection: no answer.
-  if (status_ == 0 && received_ > 0 && soap_valid_socket(s->socket)) {
-    if (s->error == SOAP_OK || s->error == SOAP_EOF || s->error >= SOAP_STOP) s->error = SOAP_SYNTAX_ERROR;
-    soap_send_fault(s);
-  }
+  // the end of input inside a request. Zero bytes received is a client closing
+  // its keep-alive connection (or idling past the timeout): nothing to answer.
+  if (status_ == 0 && received_ > 0) answer_unanswered();
+  input_timed_out_ = false;
   const bool failed = status_ >= 400;
   if (failed) stats_.add(stats_.faults);
   soap_destroy(s);
   soap_end(s);
   // After an error the rest of the request may be unread: the stream is out of step.
-  if (failed || status_ == 0 || !s->keep_alive || !soap_valid_socket(s->socket)) {
+  if (failed || status_ == 0 || !s->keep_alive) {
     close();
     return false;
   }

@@ -28,13 +28,16 @@ class EchoService : public EchoBindingService {
   // Bytes an event loop has already read from the socket; gSOAP reads them
   // before it reads the socket again.
   std::string& pending_input() { return pending_; }
-  size_t take_pending(char* buf, size_t n);
+  // Called by an event loop whose receive timeout expired on a partial request:
+  // the parser gets what arrived, then the end of input, and the client a fault.
+  void end_input_after_pending() { input_timed_out_ = true; }
+  // The receive path gSOAP calls: pending bytes first, then the socket; watches for a DTD.
+  size_t receive(char* buf, size_t n, size_t (*from_socket)(struct soap*, char*, size_t));
   // Closes the connection (if open) without sending anything.
   void close();
   int fd() const;
   Stats& stats() { return stats_; }
   const Config& config() const { return config_; }
-  void note_received(size_t n) { received_ += n; }
   void note_status(int status) { status_ = status; }
 
   EchoBindingService* copy() override;
@@ -44,10 +47,18 @@ class EchoService : public EchoBindingService {
  private:
   const Config& config_;
   Stats& stats_;
-  size_t received_ = 0;  // bytes read for the request being served
-  int status_ = 0;       // HTTP status of its response; 0 until one is sent
-  std::string pending_;  // read ahead by the event loop, not yet given to gSOAP
+  void answer_unanswered();
+
+  int fd_ = -1;           // the connection; closed by close() only, never by gSOAP
+  size_t received_ = 0;   // bytes read for the request being served
+  int status_ = 0;        // HTTP status of its response; 0 until one is sent
+  std::string pending_;   // read ahead by the event loop, not yet given to gSOAP
   size_t pending_pos_ = 0;
+  char tail_[8];          // last bytes of the previous read, to find a DTD split across reads
+  size_t tail_len_ = 0;
+  bool dtd_seen_ = false;
+  bool input_timed_out_ = false;
+  bool peer_closed_ = false;
 };
 
 }  // namespace soapbench::server

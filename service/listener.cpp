@@ -67,7 +67,7 @@ std::string_view trim(std::string_view v) {
 
 }  // namespace
 
-Arrival read_request(int fd, std::string& pending) {
+Arrival read_request(int fd, std::string& pending, uint64_t max_body) {
   char buf[16 * 1024];
   for (;;) {
     const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
@@ -78,15 +78,19 @@ Arrival read_request(int fd, std::string& pending) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-      return request_complete(pending) ? Arrival::complete : Arrival::partial;
+      return request_complete(pending, max_body) ? Arrival::complete : Arrival::partial;
     // End of stream or an error: with bytes in hand the parser answers them (a
     // truncated request gets its fault), without any there is nothing to serve.
     return pending.empty() ? Arrival::closed : Arrival::complete;
   }
 }
 
-bool request_complete(std::string_view data) {
+bool request_complete(std::string_view data, uint64_t max_body) {
   const size_t head_end = data.find("\r\n\r\n");
+  for (char ch : data.substr(0, head_end)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\r' && c != '\n' && c != '\t') || c == 0x7f) return true;  // not HTTP
+  }
   if (head_end == std::string_view::npos) return false;
   const size_t body_start = head_end + 4;
   std::string_view headers = data.substr(0, head_end);
@@ -101,7 +105,7 @@ bool request_complete(std::string_view data) {
       for (char c : v) {
         if (c < '0' || c > '9') return true;  // malformed: let the parser reject it
         length = length * 10 + static_cast<size_t>(c - '0');
-        if (length > (size_t{1} << 40)) return true;
+        if (length > max_body) return true;
       }
       return data.size() - body_start >= length;
     }

@@ -21,9 +21,11 @@ enum class Arrival {
 // tells whether the HTTP request at its head has fully arrived (headers, then
 // Content-Length bytes or the last chunk). Reading rather than peeking matters:
 // a level-triggered event loop would otherwise wake again at once for the same bytes.
-Arrival read_request(int fd, std::string& pending);
-// The framing check alone, on bytes already read.
-bool request_complete(std::string_view data);
+// A declared body over max_body counts as complete: the parser refuses it at once.
+Arrival read_request(int fd, std::string& pending, uint64_t max_body);
+// The framing check alone, on bytes already read. Bytes that cannot be HTTP
+// (control characters in the head) count as complete too: the parser answers them.
+bool request_complete(std::string_view data, uint64_t max_body);
 // Past this many buffered bytes a request is handed to the parser to stream in.
 inline constexpr size_t kMaxHeldRequestBytes = 64 * 1024;
 

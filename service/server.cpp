@@ -134,7 +134,7 @@ struct Server::Impl {
   }
 
   void on_readable(Conn* c) {
-    switch (read_request(c->service.fd(), c->service.pending_input())) {
+    switch (read_request(c->service.fd(), c->service.pending_input(), config.max_request_bytes)) {
       case Arrival::closed: {
         std::lock_guard lock(conns_mutex);
         destroy(c);
@@ -150,6 +150,11 @@ struct Server::Impl {
       case Arrival::complete:
         break;
     }
+    dispatch(c);
+  }
+
+  // Hands a connection with a request to serve to a worker, or serves it here.
+  void dispatch(Conn* c) {
     { std::lock_guard lock(conns_mutex); c->busy = true; }
     if (config.mode == Mode::iterative) { serve(c); return; }
     { std::lock_guard lock(queue_mutex); ready.push_back(c); }
@@ -158,13 +163,29 @@ struct Server::Impl {
 
   // Closes parked connections whose idle or receive timeout has passed, and with
   // idle_too every parked connection that has no part of a request yet.
+  // A partial request past its receive timeout is served with what arrived, so
+  // that its client gets the same timeout fault as in per-connection mode.
   void sweep(bool idle_too) {
     const auto now = Clock::now();
-    std::lock_guard lock(conns_mutex);
-    std::vector<Conn*> expired;
-    for (auto& [c, owner] : conns)
-      if (!c->busy && (now >= c->deadline || (idle_too && !c->partial))) expired.push_back(c);
-    for (Conn* c : expired) destroy(c);
+    std::vector<Conn*> timed_out;
+    {
+      std::lock_guard lock(conns_mutex);
+      std::vector<Conn*> expired;
+      for (auto& [c, owner] : conns) {
+        if (c->busy) continue;
+        if (c->partial && now >= c->deadline) {
+          epoll_event none{};  // disarmed: nothing may wake the loop for it while it is served
+          epoll_ctl(epoll_fd, EPOLL_CTL_MOD, c->service.fd(), &none);
+          timed_out.push_back(c);
+        }
+        else if (now >= c->deadline || (idle_too && !c->partial)) expired.push_back(c);
+      }
+      for (Conn* c : expired) destroy(c);
+    }
+    for (Conn* c : timed_out) {
+      c->service.end_input_after_pending();
+      dispatch(c);
+    }
   }
 
   // Waits for events and dispatches them until `until` says to stop.
