@@ -96,7 +96,9 @@ void StepRun::start_workers() {
   wp.requests = plan_.requests;
   wp.rate = plan_.rate / clients_;  // the step's rate shared evenly
   wp.interval_s = plan_.interval_s;
-  group_ = std::make_unique<WorkerGroup>(plan_.worker_program, std::vector<WorkerPlan>(clients_, wp));
+  std::vector<WorkerPlan> plans(clients_, wp);
+  for (unsigned k = 0; k < clients_ && plan_.rate > 0; ++k) plans[k].schedule_offset_s = k / plan_.rate;
+  group_ = std::make_unique<WorkerGroup>(plan_.worker_program, plans);
 
   std::vector<bool> ready(clients_, false);
   const auto deadline = Clock::now() + secs(kReadyTimeoutS + 0.1 * clients_);

@@ -30,6 +30,7 @@ void validate(const WorkerPlan& p) {
   if (!(p.rate >= 0) || !std::isfinite(p.rate)) bad("rate must be >= 0");
   if (p.requests == 0 && !(p.duration_s > 0)) bad("duration_s must be > 0 when requests is 0");
   if (!(p.timeout_s > 0)) bad("timeout_s must be > 0");
+  if (!(p.schedule_offset_s >= 0)) bad("schedule_offset_s must be >= 0");
 }
 
 }  // namespace
@@ -120,7 +121,7 @@ void Engine::run(const std::atomic<bool>& stop) {
   const double period_s = 1.0 / plan_.rate;
   for (uint64_t i = 0;; ++i) {
     // Computed from i, not accumulated, so rounding never drifts the schedule.
-    const auto scheduled = start + from_seconds(static_cast<double>(i) * period_s);
+    const auto scheduled = start + from_seconds(plan_.schedule_offset_s + static_cast<double>(i) * period_s);
     if (!measuring && scheduled >= boundary) {
       begin_measurement(scheduled);
       measuring = true;
@@ -172,7 +173,9 @@ void Engine::call_once(Clock::time_point scheduled, bool measured) {
     if (lag > result_.max_lag_s) result_.max_lag_s = lag;
     if (lag > 1.0 / plan_.rate) ++result_.late_calls;
   }
-  last_end_ = end;
+  // At a fixed rate a call owns its whole slot: n calls span n periods, not
+  // n - 1, or the rate achieved would read high by one call.
+  last_end_ = plan_.rate > 0 ? std::max(end, scheduled + from_seconds(1.0 / plan_.rate)) : end;
 }
 
 void Engine::send_intervals(const std::vector<EngineInterval>& intervals) {

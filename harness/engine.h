@@ -9,7 +9,8 @@
 //    are counted by kind and their time is still part of the measured wall time.
 //  - A call belongs to the phase and the interval in which it starts (rate
 //    mode: in which it is scheduled). Measured time runs from the start of the
-//    first measured call to the end of the last one.
+//    first measured call to the end of the last one (rate mode: to the end of
+//    its slot, if later, so that n calls at rate r take n / r seconds).
 //  - Closed loop: one histogram, `latency`; `uncorrected` stays empty.
 //    Rate mode: call i is scheduled at start + i/rate. `latency` is measured from
 //    the scheduled time (corrected for coordinated omission: a stall delays the
@@ -43,6 +44,10 @@ struct WorkerPlan {
   uint64_t requests = 0;            // measured calls for this client; 0 = measure by duration
   double rate = 0;                  // calls per second for this client; 0 = closed loop
   double interval_s = 5;            // length of the per-interval samples (> 0)
+  // Rate mode: this client's first slot after the start. The coordinator gives
+  // client k of N an offset of k / (N x rate), so that together they send an
+  // evenly spaced stream instead of N calls at the same instant.
+  double schedule_offset_s = 0;
   // Realtime clock (seconds since the epoch) at which every worker of a step
   // starts, so that separate processes, or later hosts, begin together. 0 = at once.
   double start_at_unix_s = 0;

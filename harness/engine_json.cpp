@@ -52,6 +52,7 @@ json plan_to_json(const WorkerPlan& p) {
               {"requests", p.requests},
               {"rate", p.rate},
               {"interval_s", p.interval_s},
+              {"schedule_offset_s", p.schedule_offset_s},
               {"start_at_unix_s", p.start_at_unix_s}};
 }
 
@@ -73,6 +74,7 @@ WorkerPlan plan_from_json(const json& j) {
   p.requests = field<uint64_t>(j, "requests");
   p.rate = field<double>(j, "rate");
   p.interval_s = field<double>(j, "interval_s");
+  p.schedule_offset_s = field<double>(j, "schedule_offset_s");
   p.start_at_unix_s = field<double>(j, "start_at_unix_s");
   return p;
 }

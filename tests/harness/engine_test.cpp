@@ -124,6 +124,18 @@ TEST(Engine, RateModeRecordsCorrectedAndUncorrectedForEverySuccess) {
   EXPECT_GE(r.latency.sum(), r.uncorrected.sum());
 }
 
+TEST(Engine, RateModeCallsOwnTheirWholeSlot) {
+  ScriptedClient client;
+  WorkerPlan plan = counted_plan(20);
+  plan.rate = 1000;
+  Engine engine(plan, client);
+  std::atomic<bool> stop{false};
+  engine.run(stop);
+  // 20 calls at 1000/s span 20 ms (not 19 plus the last call), so the rate
+  // achieved, 20 / measured_s, cannot read above the target.
+  EXPECT_GE(engine.result().measured_s, 0.020);
+}
+
 TEST(Engine, IntervalsArePassedToTheSinkInOrder) {
   ScriptedClient client;
   std::vector<EngineInterval> seen;
@@ -171,6 +183,7 @@ TEST(EngineJson, PlanRoundTrips) {
   p.requests = 99;
   p.rate = 123.5;
   p.interval_s = 0.5;
+  p.schedule_offset_s = 0.002;
   p.start_at_unix_s = 1700000000.25;
   const WorkerPlan q = plan_from_json(nlohmann::json::parse(plan_to_json(p).dump()));
   EXPECT_EQ(q.url, p.url);
@@ -186,6 +199,7 @@ TEST(EngineJson, PlanRoundTrips) {
   EXPECT_EQ(q.requests, 99u);
   EXPECT_EQ(q.rate, 123.5);
   EXPECT_EQ(q.interval_s, 0.5);
+  EXPECT_EQ(q.schedule_offset_s, 0.002);
   EXPECT_EQ(q.start_at_unix_s, 1700000000.25);
 }
 
