@@ -150,10 +150,11 @@ TEST(DriverRate, CorrectedLatencyShowsAStallTheUncorrectedHides) {
   ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
   test::TempDir dir;
   Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1", "--rate", "200",
-                      "--duration", "3s", "--warmup", "0.2s", "--interval", "1s"},
+                      "--duration", "3s", "--warmup", "0.2s", "--interval", "0.5s"},
                      dir));
-  ASSERT_TRUE(p.wait_for_line("== echoString with 1 client", 20s)) << p.out() << p.err();
-  std::this_thread::sleep_for(800ms);  // warm-up, start delay, then 0.5 s into the measurement
+  // The first live line comes 0.5 s into the measurement: the stall then
+  // falls inside it with 1.5 s to spare for a slow machine.
+  ASSERT_TRUE(p.wait_for_line("echoString x1", 20s)) << p.out() << p.err();
   ::kill(server.pid(), SIGSTOP);
   std::this_thread::sleep_for(1000ms);
   ::kill(server.pid(), SIGCONT);
@@ -177,8 +178,7 @@ TEST(DriverRobustness, ServerDyingMidStepIsCountedAndTheFileIsComplete) {
   Program p(run_args({"--url", server->url(), "--op", "echoString", "--clients", "2", "--duration", "2s",
                       "--warmup", "0.2s", "--interval", "0.5s"},
                      dir));
-  ASSERT_TRUE(p.wait_for_line("== echoString with 2 clients", 20s)) << p.out() << p.err();
-  std::this_thread::sleep_for(800ms);
+  ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // measuring
   ::kill(server->pid(), SIGKILL);
   ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
   server.reset();
@@ -195,8 +195,7 @@ TEST(DriverRobustness, AKilledWorkerIsReportedNotWaitedFor) {
   Program p(run_args({"--op", "echoString", "--clients", "2", "--duration", "2s", "--warmup", "0.2s",
                       "--interval", "0.5s"},
                      dir));
-  ASSERT_TRUE(p.wait_for_line("== echoString with 2 clients", 20s)) << p.out() << p.err();
-  std::this_thread::sleep_for(500ms);
+  ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // measuring
   pid_t victim = -1;
   for (pid_t child : test::children_of(p.pid())) {
     std::ifstream cmdline("/proc/" + std::to_string(child) + "/cmdline");
