@@ -253,6 +253,10 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
   step.warnings = all_step_warnings(step, server_, checks);
 
   step_table(out_, OperationResult{std::string(to_string(op_)), {step}});
+  if (step.uncorrected && !step.uncorrected->empty())
+    out_ << fmt::format("uncorrected (from the actual send): p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms\n",
+                        step.uncorrected->percentile(50) * 1e3, step.uncorrected->percentile(99) * 1e3,
+                        step.uncorrected->max() * 1e3);
   if (const auto line = request_count_line(step, server_, checks.warmup_calls)) out_ << *line << "\n";
   out_.flush();
   interrupted = interrupted_;
