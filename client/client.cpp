@@ -6,6 +6,7 @@
 
 #include "curl_client.h"
 #include "gsoap_client.h"
+#include "raw_client.h"
 
 namespace soapbench {
 
@@ -33,7 +34,7 @@ std::string_view to_string(FailureKind kind) {
 
 namespace {
 
-// http://host[:port][/path]: what both gSOAP and libcurl accept without TLS.
+// http://host[:port][/path]: what gSOAP, libcurl and the raw client accept without TLS.
 bool is_http_url(std::string_view url) {
   constexpr std::string_view scheme = "http://";
   if (url.substr(0, scheme.size()) != scheme) return false;
@@ -75,7 +76,8 @@ std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptio
   if (!(options.timeout_s > 0)) throw std::invalid_argument("timeout must be positive");
   if (kind == "gsoap") return make_gsoap_client(options);
   if (kind == "curl") return make_curl_client(options);
-  throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (gsoap, curl)");
+  if (kind == "raw") return make_raw_client(options);
+  throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (raw, gsoap, curl)");
 }
 
 }  // namespace soapbench

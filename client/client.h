@@ -1,8 +1,9 @@
 #pragma once
 // The echo clients the ramp driver calls in a closed loop: one request prepared
-// at construction, sent and validated on every call(). Two implementations share
-// this interface: "gsoap" (the generated EchoBindingProxy) and "curl" (libcurl +
-// pugixml, stack-neutral XML). Failures are values, never exceptions, on call().
+// at construction, sent and validated on every call(). Three implementations share
+// this interface: "gsoap" (the generated EchoBindingProxy), "curl" (libcurl +
+// pugixml, stack-neutral XML) and "raw" (one socket, hand-parsed HTTP, the same
+// pugixml validation; the leanest). Failures are values, never exceptions, on call().
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,8 +38,8 @@ struct ClientOptions {
   std::string url;  // http://host:port/path
   Operation operation = Operation::echo_string;
   PayloadSize payload;
-  // Connect, then the exchange: gSOAP applies it to each send and receive,
-  // libcurl to the whole transfer. Either way a silent server fails in about this time.
+  // Connect, then the exchange: gSOAP and the raw client apply it to each send
+  // and receive, libcurl to the whole transfer. Either way a silent server fails in about this time.
   double timeout_s = 5;
   bool new_connection = false;  // one TCP connection per request instead of keep-alive
 };
@@ -58,10 +59,10 @@ class EchoClient {
   virtual WireBytes last_wire_bytes() const = 0;
   // The HTTP Server header of the last response, empty if none.
   virtual std::string server_header() const = 0;
-  virtual std::string_view kind() const = 0;  // "gsoap" or "curl"
+  virtual std::string_view kind() const = 0;  // "gsoap", "curl" or "raw"
 };
 
-// kind is "gsoap" or "curl". Throws std::invalid_argument on an unknown kind or
+// kind is "gsoap", "curl" or "raw". Throws std::invalid_argument on an unknown kind or
 // a URL that is not http://host[:port]/path.
 std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptions& options);
 

@@ -1,0 +1,397 @@
+#include "raw_client.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "raw_response.h"
+#include "xml_reader.h"
+#include "xml_values.h"
+
+namespace soapbench {
+namespace {
+
+constexpr size_t kMaxDetail = 200;
+constexpr size_t kBufferSize = 64 * 1024;         // one recv() takes a whole default response
+constexpr size_t kMaxHeadSize = 1024 * 1024;      // status line and headers
+constexpr uint64_t kMaxBodySize = 1ull << 30;     // a bound against nonsense lengths
+constexpr int kMaxInterimResponses = 8;           // 100 Continue and friends before the real one
+constexpr int kMaxInterruptedRetries = 100;       // EINTR in a row before giving up
+
+CallResult failure(FailureKind kind, std::string detail) {
+  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
+  return {false, kind, std::move(detail)};
+}
+
+std::string first_difference(const std::string& sent, const std::string& got) {
+  size_t i = 0;
+  while (i < sent.size() && i < got.size() && sent[i] == got[i]) ++i;
+  return "text differs at character " + std::to_string(i) + " (sent " + std::to_string(sent.size()) +
+         " characters, echoed " + std::to_string(got.size()) + ")";
+}
+
+struct Target {
+  std::string host;       // for getaddrinfo: brackets of an IPv6 literal removed
+  std::string port;       // "80" when the URL names none
+  std::string authority;  // for the Host header, as written in the URL
+  std::string path;       // request target, "/" when the URL has none
+};
+
+// make_client() has checked the form: http://host[:port][/path].
+Target split_url(std::string_view url) {
+  url.remove_prefix(std::string_view("http://").size());
+  url = url.substr(0, url.find('#'));
+  const size_t slash = url.find('/');
+  Target t;
+  t.authority = std::string(url.substr(0, slash));
+  t.path = slash == std::string_view::npos ? "/" : std::string(url.substr(slash));
+  std::string_view host = t.authority;
+  const size_t close = host.find(']');
+  const size_t colon = host.find(':', close == std::string_view::npos ? 0 : close);
+  t.port = colon == std::string_view::npos ? "80" : std::string(host.substr(colon + 1));
+  host = host.substr(0, colon);
+  if (host.starts_with('[')) host = host.substr(1, host.size() - 2);
+  t.host = std::string(host);
+  return t;
+}
+
+struct Address {
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+};
+
+class RawClient final : public EchoClient {
+ public:
+  explicit RawClient(const ClientOptions& options);
+  ~RawClient() override { disconnect(); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+
+  CallResult call() override;
+  WireBytes last_wire_bytes() const override { return wire_; }
+  std::string server_header() const override { return server_; }
+  std::string_view kind() const override { return "raw"; }
+
+ private:
+  std::optional<CallResult> exchange();
+  std::optional<CallResult> connect_socket();
+  std::optional<CallResult> send_request();
+  std::optional<CallResult> read_response();
+  std::optional<CallResult> read_body(size_t start, size_t filled);
+  // One recv() into [data, data + size): bytes read, 0 at end of file, -1 after
+  // setting error_ (timeout or read failure).
+  ssize_t receive(char* data, size_t size);
+  CallResult check_response();
+  void disconnect();
+
+  ClientOptions options_;
+  Target target_;
+  std::vector<Address> addresses_;
+  std::string resolve_error_;  // why addresses_ is empty
+  timeval timeout_{};
+  int timeout_ms_ = 0;
+
+  std::string request_;  // request line, headers and body: rendered once
+  std::string expected_text_;
+  std::vector<ItemValue> sent_items_;
+
+  int fd_ = -1;
+  bool stale_ = false;  // the connection ended before any byte of the response
+  std::optional<CallResult> error_;  // set by receive()
+  raw::ResponseHead head_;
+  raw::ChunkedDecoder chunked_;
+
+  // Reused from call to call so that a steady run does not allocate.
+  std::vector<char> in_;  // raw response bytes, head first
+  std::string body_;      // the decoded body, parsed in place
+  std::string server_;
+  xml::ResponseReader reader_;
+  std::string got_text_;
+  std::vector<ItemValue> got_items_;
+  uint64_t received_ = 0;  // response bytes of this call
+  WireBytes wire_;
+};
+
+RawClient::RawClient(const ClientOptions& options) : options_(options), target_(split_url(options.url)) {
+  std::string body;
+  const char* action;
+  if (options.operation == Operation::echo_string) {
+    expected_text_ = make_string(options.payload.string_length);
+    body = xml::render_echo_string(expected_text_);
+    action = "\"urn:soapbench:echo:1#echoString\"";
+  } else {
+    sent_items_ = make_items(options.payload);
+    body = xml::render_echo_struct(sent_items_);
+    action = "\"urn:soapbench:echo:1#echoStruct\"";
+  }
+  request_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority +
+             "\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: " + action +
+             "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+             (options.new_connection ? "Connection: close\r\n" : "") + "\r\n" + body;
+
+  // Linux applies SO_SNDTIMEO to connect() too, so one timeval bounds every step.
+  const auto micros = std::max(1L, static_cast<long>(options.timeout_s * 1e6));
+  timeout_ = {micros / 1000000, micros % 1000000};
+  timeout_ms_ = static_cast<int>(std::max(1L, micros / 1000));
+
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* list = nullptr;
+  if (const int rc = getaddrinfo(target_.host.c_str(), target_.port.c_str(), &hints, &list); rc != 0) {
+    resolve_error_ = "Could not resolve host: " + target_.host + " (" + gai_strerror(rc) + ")";
+  } else {
+    for (const addrinfo* a = list; a; a = a->ai_next) {
+      Address address;
+      std::memcpy(&address.addr, a->ai_addr, a->ai_addrlen);
+      address.len = a->ai_addrlen;
+      addresses_.push_back(address);
+    }
+    freeaddrinfo(list);
+  }
+  in_.resize(kBufferSize);
+}
+
+void RawClient::disconnect() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+CallResult RawClient::call() {
+  wire_ = {};
+  server_.clear();
+  const bool reused = fd_ >= 0;
+  std::optional<CallResult> failed = exchange();
+  // A kept connection the server closed while idle: one fresh try, as curl does.
+  if (failed && stale_ && reused) {
+    disconnect();
+    wire_ = {};
+    failed = exchange();
+  }
+  if (failed) {
+    disconnect();
+    return std::move(*failed);
+  }
+  CallResult result = check_response();
+  if (!result.ok || !head_.keep_alive || options_.new_connection) disconnect();
+  return result;
+}
+
+std::optional<CallResult> RawClient::exchange() {
+  stale_ = false;
+  if (fd_ < 0)
+    if (auto failed = connect_socket()) return failed;
+  if (auto failed = send_request()) return failed;
+  return read_response();
+}
+
+std::optional<CallResult> RawClient::connect_socket() {
+  if (addresses_.empty()) return failure(FailureKind::connect, resolve_error_);
+  std::string why;
+  for (const Address& a : addresses_) {
+    const int fd = socket(a.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    const int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout_, sizeof timeout_);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout_, sizeof timeout_);
+    int rc;
+    int attempts = 0;
+    do rc = connect(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len);
+    while (rc != 0 && errno == EINTR && ++attempts < kMaxInterruptedRetries);
+    if (rc == 0) {
+      fd_ = fd;
+      return std::nullopt;
+    }
+    const int err = errno;
+    close(fd);
+    if (err == EINPROGRESS || err == EAGAIN || err == ETIMEDOUT)
+      return failure(FailureKind::timeout, "Connection timed out after " + std::to_string(timeout_ms_) +
+                                               " milliseconds to " + target_.host + " port " + target_.port);
+    why = std::strerror(err);
+  }
+  return failure(FailureKind::connect, "Failed to connect to " + target_.host + " port " + target_.port + ": " + why);
+}
+
+std::optional<CallResult> RawClient::send_request() {
+  size_t sent = 0;
+  int interrupted = 0;
+  while (sent < request_.size()) {
+    const ssize_t n = send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR && ++interrupted < kMaxInterruptedRetries) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
+                                               " milliseconds sending the request (" + std::to_string(sent) +
+                                               " bytes sent)");
+    } else {
+      const int err = n < 0 ? errno : EPIPE;
+      stale_ = sent == 0 && (err == EPIPE || err == ECONNRESET);
+      return failure(FailureKind::read, std::string("Send failure: ") + std::strerror(err));
+    }
+  }
+  wire_.request = sent;
+  return std::nullopt;
+}
+
+ssize_t RawClient::receive(char* data, size_t size) {
+  for (int interrupted = 0;;) {
+    const ssize_t n = recv(fd_, data, size, 0);
+    if (n >= 0) {
+      received_ += static_cast<uint64_t>(n);
+      return n;
+    }
+    if (errno == EINTR && ++interrupted < kMaxInterruptedRetries) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      error_ = failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
+                                                 " milliseconds with " + std::to_string(received_) +
+                                                 " bytes received");
+    } else {
+      stale_ = received_ == 0 && errno == ECONNRESET;
+      error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
+    }
+    return -1;
+  }
+}
+
+std::optional<CallResult> RawClient::read_response() {
+  received_ = 0;
+  size_t filled = 0;  // bytes of in_ holding response data
+  for (int interim = 0;; ++interim) {
+    // Reads until the blank line that ends the head; it may already be in in_.
+    size_t head_end = 0, scanned = 0;
+    for (;;) {
+      const std::string_view have(in_.data(), filled);
+      const size_t blank = have.find("\r\n\r\n", scanned);
+      if (blank != std::string_view::npos) {
+        head_end = blank + 4;
+        break;
+      }
+      scanned = filled >= 3 ? filled - 3 : 0;
+      if (filled == in_.size()) {
+        if (in_.size() >= kMaxHeadSize) return failure(FailureKind::read, "response headers larger than 1 MiB");
+        in_.resize(in_.size() * 2);
+      }
+      const ssize_t n = receive(in_.data() + filled, in_.size() - filled);
+      if (n < 0) return std::move(error_);
+      if (n == 0) {
+        stale_ = received_ == 0;
+        return failure(FailureKind::read, received_ == 0 ? "Empty reply from server"
+                                                         : "Connection closed in the response headers");
+      }
+      filled += static_cast<size_t>(n);
+    }
+    if (const char* problem = raw::parse_head(std::string_view(in_.data(), head_end), head_))
+      return failure(FailureKind::read, std::string("Malformed response: ") + problem);
+    if (head_.status >= 200 || interim == kMaxInterimResponses) {
+      server_.assign(head_.server);
+      return read_body(head_end, filled);  // in_[head_end, filled) is body data already read
+    }
+    // An interim response (100 Continue): drop it and read the real one.
+    std::memmove(in_.data(), in_.data() + head_end, filled - head_end);
+    filled -= head_end;
+  }
+}
+
+// in_[start, filled) holds the first body bytes, and rarely bytes past the response.
+std::optional<CallResult> RawClient::read_body(size_t start, size_t filled) {
+  body_.clear();
+  size_t extra = 0;  // bytes received past the end of the response
+  switch (head_.framing) {
+    case raw::Framing::none:
+      extra = filled - start;
+      break;
+    case raw::Framing::length: {
+      const uint64_t length = head_.content_length;
+      if (length > kMaxBodySize) return failure(FailureKind::read, "Content-Length " + std::to_string(length) + " is too large");
+      const size_t have = static_cast<size_t>(std::min<uint64_t>(filled - start, length));
+      extra = filled - start - have;
+      body_.assign(in_.data() + start, have);
+      if (have < length) body_.resize(static_cast<size_t>(length));  // then recv() straight into it
+      for (size_t got = have; got < length;) {
+        const ssize_t n = receive(body_.data() + got, static_cast<size_t>(length) - got);
+        if (n < 0) return std::move(error_);
+        if (n == 0)
+          return failure(FailureKind::read, "Connection closed after " + std::to_string(got) + " of " +
+                                                std::to_string(length) + " body bytes");
+        got += static_cast<size_t>(n);
+      }
+      break;
+    }
+    case raw::Framing::chunked: {
+      chunked_.reset();
+      size_t used = chunked_.feed(in_.data() + start, filled - start, body_);
+      while (!chunked_.done() && !chunked_.failed()) {
+        if (body_.size() > kMaxBodySize) return failure(FailureKind::read, "response body larger than 1 GiB");
+        const ssize_t n = receive(in_.data(), in_.size());
+        if (n < 0) return std::move(error_);
+        if (n == 0) return failure(FailureKind::read, "Connection closed in the chunked body");
+        start = 0;
+        filled = static_cast<size_t>(n);
+        used = chunked_.feed(in_.data(), filled, body_);
+      }
+      if (chunked_.failed()) return failure(FailureKind::read, "Malformed chunked body");
+      extra = filled - start - used;
+      break;
+    }
+    case raw::Framing::until_close:
+      body_.assign(in_.data() + start, filled - start);
+      for (;;) {
+        if (body_.size() > kMaxBodySize) return failure(FailureKind::read, "response body larger than 1 GiB");
+        const ssize_t n = receive(in_.data(), in_.size());
+        if (n < 0) return std::move(error_);
+        if (n == 0) break;
+        body_.append(in_.data(), static_cast<size_t>(n));
+      }
+      break;
+  }
+  wire_.response = received_ - extra;
+  if (extra) head_.keep_alive = false;  // bytes nobody asked for: this connection is out of step
+  return std::nullopt;
+}
+
+CallResult RawClient::check_response() {
+  const int status = head_.status;
+  const bool success = status >= 200 && status < 300;
+  const xml::ReadStatus read = options_.operation == Operation::echo_string
+                                   ? reader_.read_echo_string(body_, got_text_)
+                                   : reader_.read_echo_struct(body_, got_items_);
+  // As the curl client: a Fault is soap_fault with 2xx or 500, otherwise the status wins.
+  if (read == xml::ReadStatus::fault && (success || status == 500))
+    return failure(FailureKind::soap_fault, reader_.problem());
+  if (!success) {
+    std::string detail = "HTTP " + std::to_string(status);
+    if (read == xml::ReadStatus::fault) detail += ": " + reader_.problem();
+    return failure(FailureKind::http_status, std::move(detail));
+  }
+  if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
+  if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
+  if (options_.operation == Operation::echo_string) {
+    if (got_text_ != expected_text_) return failure(FailureKind::mismatch, first_difference(expected_text_, got_text_));
+  } else if (auto difference = compare_items(sent_items_, got_items_)) {
+    return failure(FailureKind::mismatch, std::move(*difference));
+  }
+  return {true, {}, {}};
+}
+
+}  // namespace
+
+std::unique_ptr<EchoClient> make_raw_client(const ClientOptions& options) {
+  return std::make_unique<RawClient>(options);
+}
+
+}  // namespace soapbench
