@@ -1,7 +1,7 @@
 // Not a test: a speed sanity check of the clients. Runs N calls of each client
 // and operation against a per-connection soapbench-server and prints calls/s
 // and the client's CPU time per call, plus one `check` report per client.
-//   build-X/bin/client_speed_check [calls=20000] [gsoap|curl]
+//   build-X/bin/client_speed_check [calls=20000] [raw|gsoap|curl]
 #include <time.h>
 
 #include <chrono>
@@ -28,14 +28,14 @@ int main(int argc, char** argv) {
   const long calls = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 20000;
   const std::string only = argc > 2 ? argv[2] : "";
   if (calls <= 0) {
-    std::fprintf(stderr, "usage: %s [calls] [gsoap|curl]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [calls] [raw|gsoap|curl]\n", argv[0]);
     return 2;
   }
   test::ServerChild server({"--mode", "per-connection", "--quiet"});
-  for (const char* kind : {"gsoap", "curl"}) print_check_report(std::cout, check_endpoint(server.url(), kind, 5));
+  for (const char* kind : {"raw", "gsoap", "curl"}) print_check_report(std::cout, check_endpoint(server.url(), kind, 5));
   std::printf("%-6s %-11s %8s %10s %14s %10s %10s\n", "client", "operation", "calls", "calls/s", "cpu us/call",
               "req bytes", "resp bytes");
-  for (const char* kind : {"gsoap", "curl"}) {
+  for (const char* kind : {"raw", "gsoap", "curl"}) {
     if (!only.empty() && only != kind) continue;
     for (Operation op : {Operation::echo_string, Operation::echo_struct}) {
       ClientOptions options;

@@ -1,6 +1,9 @@
-// Both clients against a fake server that answers canned bytes: every failure
+// Every client kind against a fake server that answers canned bytes: every failure
 // kind, tolerated spellings of an equal echo, and connection handling.
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <iterator>
 
 #include "client.h"
 #include "fake_server.h"
@@ -172,7 +175,29 @@ TEST_P(FakeServerTest, ServerThatClosesAfterEachResponseIsFollowed) {
   EXPECT_EQ(closing.accepted(), 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, FakeServerTest, ::testing::Values("gsoap", "curl"),
+TEST_P(FakeServerTest, ChunkedResponseIsDecoded) {
+  // Chunks of odd sizes, one with an extension, and a trailer after the last.
+  const std::string body = struct_echo_body();
+  std::string chunked = "HTTP/1.1 200 OK\r\nServer: fake/1.0\r\nContent-Type: text/xml\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n";
+  const size_t cuts[] = {0, 1, 700, 701, body.size()};
+  for (size_t i = 0; i + 1 < std::size(cuts); ++i) {
+    const size_t length = cuts[i + 1] - cuts[i];
+    char size_line[32];
+    std::snprintf(size_line, sizeof size_line, i == 1 ? "%zx;ext=1\r\n" : "%zX\r\n", length);
+    chunked.append(size_line).append(body, cuts[i], length).append("\r\n");
+  }
+  chunked += "0\r\nX-Trailer: yes\r\n\r\n";
+  FakeServer server(chunked);
+  auto c = client(server.url(), Operation::echo_struct);
+  for (int i = 0; i < 2; ++i) {
+    const CallResult r = c->call();
+    EXPECT_TRUE(r.ok) << to_string(r.kind) << ": " << r.detail;
+  }
+  EXPECT_EQ(server.accepted(), 1) << "a chunked response keeps the connection";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, FakeServerTest, ::testing::Values("raw", "gsoap", "curl"),
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(MakeClient, RejectsUnknownKindsAndBadUrls) {
@@ -184,10 +209,20 @@ TEST(MakeClient, RejectsUnknownKindsAndBadUrls) {
     o.url = bad;
     EXPECT_THROW(make_client("curl", o), std::invalid_argument) << bad;
     EXPECT_THROW(make_client("gsoap", o), std::invalid_argument) << bad;
+    EXPECT_THROW(make_client("raw", o), std::invalid_argument) << bad;
   }
   o.url = "http://localhost:8080";
   EXPECT_EQ(make_client("gsoap", o)->kind(), "gsoap");
   EXPECT_EQ(make_client("curl", o)->kind(), "curl");
+  EXPECT_EQ(make_client("raw", o)->kind(), "raw");
+}
+
+TEST(MakeClient, UnresolvableHostIsAConnectFailureOfTheCall) {
+  ClientOptions o;
+  o.url = "http://no-such-host.invalid/echo";  // .invalid never resolves (RFC 6761)
+  const CallResult r = make_client("raw", o)->call();
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(to_string(r.kind), "connect") << r.detail;
 }
 
 TEST(Operations, NamesRoundTrip) {
