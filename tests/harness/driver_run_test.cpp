@@ -91,7 +91,7 @@ TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("gsoap", "curl"),
+INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("raw", "gsoap", "curl"),
                          [](const auto& param_info) { return param_info.param; });
 
 struct Misbehaviour {
@@ -115,7 +115,7 @@ uint64_t count_of(const FailureCounts& f, const std::string& kind) {
 TEST_P(DriverFailures, EachCallIsCountedUnderItsKind) {
   test::FakeServer fake(GetParam().mode, 600ms);
   test::TempDir dir;
-  for (const std::string client : {"gsoap", "curl"}) {
+  for (const std::string client : {"raw", "gsoap", "curl"}) {
     const uint64_t before = fake.requests();
     Program p(run_args({"--url", fake.url(), "--client", client, "--op", "echoString", "--clients", "2",
                         "--requests", "3", "--warmup", "0", "--timeout", "300ms", "--string-length", "64"},
