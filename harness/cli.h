@@ -20,7 +20,7 @@ struct RunConfig {
   uint64_t requests = 0;         // --requests: measured calls per client instead (0 = use duration)
   double warmup_s = 2;           // --warmup: unmeasured calls before each step's measurement
   double first_warmup_s = -1;    // --first-warmup: the run's first step instead (< 0 = same as warmup)
-  std::string client_kind = "gsoap";  // --client: gsoap (generated proxy) or curl (libcurl + pugixml)
+  std::string client_kind = "raw";  // --client: raw (the leanest), gsoap (generated proxy) or curl
   bool new_connection = false;   // --new-connection: a TCP connection per call instead of keep-alive
   double rate = 0;               // --rate: calls/s over all clients of a step; 0 = closed loop
   double timeout_s = 5;          // --timeout: per call (connect, send and receive each)
@@ -35,7 +35,7 @@ struct RunConfig {
 
 struct CheckConfig {
   std::string url;                    // --url (required)
-  std::string client_kind = "gsoap";  // --client
+  std::string client_kind = "raw";    // --client: raw, gsoap or curl
   double timeout_s = 5;               // --timeout per call
 };
 

@@ -39,7 +39,7 @@ TEST(DriverCli, RunDefaults) {
   EXPECT_EQ(c.requests, 0u);
   EXPECT_EQ(c.warmup_s, 2);
   EXPECT_LT(c.first_warmup_s, 0) << "unset: the same as --warmup";
-  EXPECT_EQ(c.client_kind, "gsoap");
+  EXPECT_EQ(c.client_kind, "raw");
   EXPECT_EQ(c.timeout_s, 5);
   EXPECT_EQ(c.interval_s, 5);
   EXPECT_EQ(c.out_dir, "results");
