@@ -317,7 +317,8 @@ std::optional<CallResult> RawClient::read_body(size_t start, size_t filled) {
       break;
     case raw::Framing::length: {
       const uint64_t length = head_.content_length;
-      if (length > kMaxBodySize) return failure(FailureKind::read, "Content-Length " + std::to_string(length) + " is too large");
+      if (length > kMaxBodySize)
+        return failure(FailureKind::read, "Content-Length " + std::to_string(length) + " is too large");
       const size_t have = static_cast<size_t>(std::min<uint64_t>(filled - start, length));
       extra = filled - start - have;
       body_.assign(in_.data() + start, have);

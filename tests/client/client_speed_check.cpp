@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   test::ServerChild server({"--mode", "per-connection", "--quiet"});
-  for (const char* kind : {"raw", "gsoap", "curl"}) print_check_report(std::cout, check_endpoint(server.url(), kind, 5));
+  for (const char* kind : {"raw", "gsoap", "curl"})
+    print_check_report(std::cout, check_endpoint(server.url(), kind, 5));
   std::printf("%-6s %-11s %8s %10s %14s %10s %10s\n", "client", "operation", "calls", "calls/s", "cpu us/call",
               "req bytes", "resp bytes");
   for (const char* kind : {"raw", "gsoap", "curl"}) {
