@@ -51,6 +51,32 @@ CLI::Validator count_value(uint64_t min) {
       "COUNT");
 }
 
+// --payload-size LENGTH[,ITEMS]: the echoString length and, optionally, the echoStruct
+// item count, in one flag (the separate --string-length and --items say the same).
+void apply_payload_size(std::string_view text, PayloadSize& into) {
+  const size_t comma = text.find(',');
+  const std::string length(text.substr(0, comma));
+  into.string_length = parse_count(length);
+  if (comma != std::string_view::npos) {
+    const std::string items(text.substr(comma + 1));
+    into.items = parse_count(items);
+  }
+}
+
+CLI::Validator payload_size_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          PayloadSize ignored;
+          apply_payload_size(s, ignored);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "LENGTH[,ITEMS]");
+}
+
 CLI::Validator rate_value() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
@@ -192,10 +218,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       ->transform(duration_value(false))->default_str("5s");
   run->add_option("--label", r.label, "Name of the run in file names, tables and charts");
   run->add_option("--out", r.out_dir, "Directory of the results files")->capture_default_str();
-  run->add_option("--string-length", r.payload.string_length, "Characters in the echoString text")
-      ->transform(count_value(0))->capture_default_str();
-  run->add_option("--items", r.payload.items, "Items in the echoStruct request")
-      ->transform(count_value(0))->capture_default_str();
+  auto* string_length =
+      run->add_option("--string-length", r.payload.string_length, "Characters in the echoString text")
+          ->transform(count_value(0))->capture_default_str();
+  auto* items = run->add_option("--items", r.payload.items, "Items in the echoStruct request")
+                    ->transform(count_value(0))->capture_default_str();
+  std::string payload_size_text;
+  run->add_option("--payload-size", payload_size_text,
+                  "LENGTH[,ITEMS]: echoString length and echoStruct item count in one flag (e.g. 2048,4)")
+      ->check(payload_size_value())->excludes(string_length)->excludes(items);
   run->add_option("--binary-bytes", r.payload.binary_bytes, "Bytes in each binary field of an item")
       ->transform(count_value(0))->capture_default_str();
   auto* server_mode = run->add_option("--server-mode", r.server_mode,
@@ -226,6 +257,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     if (run->parsed()) {
       p.command = Command::run;
       r.operations = parse_operations(ops_text);
+      if (!payload_size_text.empty()) apply_payload_size(payload_size_text, r.payload);
       r.clients = parse_client_list(clients_text);
       r.first_warmup_s = first_warmup;
       r.server_mode_given = server_mode->count() > 0;

@@ -73,6 +73,17 @@ TEST(DriverCli, RunConvertsUnitsListsAndSizes) {
   EXPECT_NE(c.command_line.find("'my run'"), std::string::npos) << c.command_line;
 }
 
+TEST(DriverCli, PayloadSizeSetsLengthAndOptionallyItems) {
+  const Parsed both = parse({"run", "--payload-size", "2k,4"});
+  ASSERT_EQ(both.p.exit_code, -1) << both.err;
+  EXPECT_EQ(both.p.run.payload.string_length, 2000u);
+  EXPECT_EQ(both.p.run.payload.items, 4u);
+  const Parsed length_only = parse({"run", "--payload-size", "100"});
+  ASSERT_EQ(length_only.p.exit_code, -1) << length_only.err;
+  EXPECT_EQ(length_only.p.run.payload.string_length, 100u);
+  EXPECT_EQ(length_only.p.run.payload.items, 1u);  // the default stays
+}
+
 struct BadFlag {
   std::vector<std::string> args;
   std::string named;  // what the message must contain
@@ -110,6 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"run", "--interval", "10ms"}, "--interval"},
                     BadFlag{{"run", "--string-length", "-1"}, "--string-length"},
                     BadFlag{{"run", "--items", "many"}, "--items"},
+                    BadFlag{{"run", "--payload-size", "1k,x"}, "--payload-size"},
+                    BadFlag{{"run", "--payload-size", "10", "--items", "2"}, "--payload-size"},
                     BadFlag{{"run", "--server-mode", "forking"}, "--server-mode"},
                     BadFlag{{"run", "--url", "http://127.0.0.1:9/echo", "--server-mode", "pool"},
                             "--server-mode"},
