@@ -1,9 +1,11 @@
 #include "payload.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 
 namespace soapbench {
 
@@ -50,12 +52,12 @@ std::vector<ItemValue> make_items(const PayloadSize& size) {
 
 namespace {
 
+// Where two byte strings known to differ first differ.
 std::string describe_bytes(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   if (a.size() != b.size())
     return std::to_string(a.size()) + " bytes sent, " + std::to_string(b.size()) + " echoed";
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i]) return "byte " + std::to_string(i) + " differs";
-  return {};
+  const auto at = std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin();
+  return "byte " + std::to_string(at) + " differs";
 }
 
 template <class T>
@@ -90,8 +92,9 @@ std::optional<std::string> compare_items(const std::vector<ItemValue>& sent,
     if (a.var_qname != b.var_qname)
       return differ("varQName", "{" + a.var_qname.ns + "}" + a.var_qname.local,
                     "{" + b.var_qname.ns + "}" + b.var_qname.local);
-    if (auto d = describe_bytes(a.var_base64, b.var_base64); !d.empty()) return at() + "varBase64Binary: " + d;
-    if (auto d = describe_bytes(a.var_hex, b.var_hex); !d.empty()) return at() + "varHexBinary: " + d;
+    // vector == is a size check and memcmp; the description loop runs only on a difference.
+    if (a.var_base64 != b.var_base64) return at() + "varBase64Binary: " + describe_bytes(a.var_base64, b.var_base64);
+    if (a.var_hex != b.var_hex) return at() + "varHexBinary: " + describe_bytes(a.var_hex, b.var_hex);
     if (a.var_color != b.var_color) return differ("varColor", to_string(a.var_color), to_string(b.var_color));
     const NestedValue& x = a.var_struct;
     const NestedValue& y = b.var_struct;
@@ -127,27 +130,82 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 
 }  // namespace
 
-std::optional<DateTime> parse_date_time(const std::string& text) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, consumed = 0;
-  if (std::sscanf(text.c_str(), "%d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &consumed) != 6)
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Exactly `n` digits at text[i], advancing i; -1 when they are not all there.
+int fixed_digits(std::string_view text, size_t& i, size_t n) {
+  if (text.size() - i < n) return -1;
+  int v = 0;
+  for (size_t end = i + n; i < end; ++i) {
+    if (!is_digit(text[i])) return -1;
+    v = v * 10 + (text[i] - '0');
+  }
+  return v;
+}
+
+bool expect(std::string_view text, size_t& i, char c) {
+  if (i >= text.size() || text[i] != c) return false;
+  ++i;
+  return true;
+}
+
+unsigned days_in_month(int64_t y, int m) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
+}  // namespace
+
+// By hand rather than sscanf: this runs on every echoStruct call. The xsd:dateTime
+// form: '-'? yyyy-mm-ddThh:mm:ss('.'s+)? then Z, (+|-)hh:mm or no zone.
+std::optional<DateTime> parse_date_time(const std::string& str) {
+  const std::string_view text = str;
+  size_t i = 0;
+  const bool bce = !text.empty() && text[0] == '-';
+  if (bce) ++i;
+  int64_t y = 0;
+  const size_t year_start = i;
+  for (; i < text.size() && is_digit(text[i]); ++i) {
+    if (i - year_start == 9) return std::nullopt;  // years beyond 999999999 are not worth an overflow
+    y = y * 10 + (text[i] - '0');
+  }
+  if (i - year_start < 4) return std::nullopt;
+  if (bce) y = -y;
+  int mo, d, h, mi, s;
+  if (!expect(text, i, '-') || (mo = fixed_digits(text, i, 2)) < 0 || !expect(text, i, '-') ||
+      (d = fixed_digits(text, i, 2)) < 0 || !expect(text, i, 'T') || (h = fixed_digits(text, i, 2)) < 0 ||
+      !expect(text, i, ':') || (mi = fixed_digits(text, i, 2)) < 0 || !expect(text, i, ':') ||
+      (s = fixed_digits(text, i, 2)) < 0)
     return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || s > 60) return std::nullopt;
-  size_t i = static_cast<size_t>(consumed);
+  if (mo < 1 || mo > 12 || d < 1 || static_cast<unsigned>(d) > days_in_month(y, mo) || mi > 59 || s > 60)
+    return std::nullopt;
   int32_t micros = 0;
+  bool fraction_zero = true;
   if (i < text.size() && text[i] == '.') {
     int digits = 0;
-    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, ++digits)
-      if (digits < 6) micros = micros * 10 + (text[i] - '0');
+    for (++i; i < text.size() && is_digit(text[i]); ++i, ++digits) {
+      if (digits < 6) micros = micros * 10 + (text[i] - '0');  // finer than microseconds: truncated
+      fraction_zero = fraction_zero && text[i] == '0';
+    }
     if (digits == 0) return std::nullopt;
     for (; digits < 6; ++digits) micros *= 10;
   }
+  // 24:00:00 is the end of the day, the next day's midnight; no other time in hour 24.
+  if (h > 24 || (h == 24 && (mi != 0 || s != 0 || !fraction_zero))) return std::nullopt;
   int64_t offset = 0;
   if (i < text.size()) {
     if (text[i] == 'Z' && i + 1 == text.size()) {
-    } else if ((text[i] == '+' || text[i] == '-') && text.size() - i == 6 && text[i + 3] == ':') {
-      const int oh = std::stoi(text.substr(i + 1, 2));
-      const int om = std::stoi(text.substr(i + 4, 2));
-      offset = (text[i] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+    } else if ((text[i] == '+' || text[i] == '-') && text.size() - i == 6) {
+      const int sign = text[i] == '-' ? -1 : 1;
+      ++i;
+      const int oh = fixed_digits(text, i, 2);
+      if (oh < 0 || !expect(text, i, ':')) return std::nullopt;
+      const int om = fixed_digits(text, i, 2);
+      if (om < 0 || om > 59 || oh > 14 || (oh == 14 && om != 0)) return std::nullopt;
+      offset = sign * (oh * 3600 + om * 60);
     } else {
       return std::nullopt;
     }
@@ -178,28 +236,42 @@ std::string format_date_time(const DateTime& t) {
 
 namespace {
 
-// Canonical form of an xsd:decimal: sign, integer digits without leading zeros,
-// fraction without trailing zeros; empty on a lexical error.
-std::string canonical_decimal(const std::string& text) {
-  size_t i = 0;
+// An xsd:decimal split into the parts that decide its value, as views into the
+// text: no string is built on the comparison path.
+struct DecimalParts {
   bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  std::string whole, fraction;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) whole += text[i];
-  if (i < text.size() && text[i] == '.')
-    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) fraction += text[i];
-  if (i != text.size() || (whole.empty() && fraction.empty())) return {};
-  whole.erase(0, whole.find_first_not_of('0'));
-  fraction.erase(fraction.find_last_not_of('0') + 1);
-  if (whole.empty() && fraction.empty()) return "0";
-  return (negative ? "-" : "") + (whole.empty() ? "0" : whole) + (fraction.empty() ? "" : "." + fraction);
+  std::string_view whole;     // without leading zeros
+  std::string_view fraction;  // without trailing zeros
+};
+
+std::optional<DecimalParts> split_decimal(std::string_view text) {
+  size_t i = 0;
+  DecimalParts p;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) p.negative = text[i++] == '-';
+  const size_t whole_start = i;
+  while (i < text.size() && is_digit(text[i])) ++i;
+  p.whole = text.substr(whole_start, i - whole_start);
+  if (i < text.size() && text[i] == '.') {
+    const size_t fraction_start = ++i;
+    while (i < text.size() && is_digit(text[i])) ++i;
+    p.fraction = text.substr(fraction_start, i - fraction_start);
+  }
+  if (i != text.size() || (p.whole.empty() && p.fraction.empty())) return std::nullopt;
+  p.whole.remove_prefix(std::min(p.whole.find_first_not_of('0'), p.whole.size()));
+  const size_t last = p.fraction.find_last_not_of('0');
+  p.fraction = p.fraction.substr(0, last == std::string_view::npos ? 0 : last + 1);
+  if (p.whole.empty() && p.fraction.empty()) p.negative = false;  // -0 is 0
+  return p;
 }
 
 }  // namespace
 
 bool decimal_equal(const std::string& a, const std::string& b) {
-  const std::string x = canonical_decimal(a);
-  return !x.empty() && x == canonical_decimal(b);
+  const auto x = split_decimal(a);
+  if (!x) return false;
+  if (a == b) return true;  // the usual echo: byte-equal valid text is equal
+  const auto y = split_decimal(b);
+  return y && x->negative == y->negative && x->whole == y->whole && x->fraction == y->fraction;
 }
 
 const char* to_string(Color c) {

@@ -47,25 +47,62 @@ std::string_view local_name(pugi::xml_node element) {
   return colon == std::string_view::npos ? name : name.substr(colon + 1);
 }
 
-bool lookup_namespace(pugi::xml_node element, std::string_view prefix, std::string_view& uri) {
-  for (pugi::xml_node n = element; n && n.type() == pugi::node_element; n = n.parent()) {
-    for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
-      const std::string_view name = a.name();
-      const bool match = prefix.empty() ? name == "xmlns"
-                                        : name.size() == 6 + prefix.size() && name.starts_with("xmlns:") &&
-                                              name.substr(6) == prefix;
-      if (match) {
-        uri = a.value();
-        return true;
-      }
+namespace {
+
+// A declaration of `prefix` on `n` itself.
+bool declared_on(pugi::xml_node n, std::string_view prefix, std::string_view& uri) {
+  for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
+    const std::string_view name = a.name();
+    const bool match = prefix.empty() ? name == "xmlns"
+                                      : name.size() == 6 + prefix.size() && name.starts_with("xmlns:") &&
+                                            name.substr(6) == prefix;
+    if (match) {
+      uri = a.value();
+      return true;
     }
   }
+  return false;
+}
+
+std::string_view prefix_of(pugi::xml_node element) {
+  const std::string_view name = element.name();
+  const size_t colon = name.find(':');
+  return colon == std::string_view::npos ? std::string_view() : name.substr(0, colon);
+}
+
+}  // namespace
+
+bool lookup_namespace(pugi::xml_node element, std::string_view prefix, std::string_view& uri) {
+  for (pugi::xml_node n = element; n && n.type() == pugi::node_element; n = n.parent())
+    if (declared_on(n, prefix, uri)) return true;
   if (prefix == "xml") {
     uri = "http://www.w3.org/XML/1998/namespace";
     return true;
   }
   uri = {};
   return prefix.empty();  // no default namespace declared: no namespace
+}
+
+bool ResponseReader::resolve(pugi::xml_node element, std::string_view prefix, std::string_view& uri) {
+  if (declared_on(element, prefix, uri)) return true;  // a redeclaration here wins over the cache
+  const pugi::xml_node parent = element.parent();
+  for (const Scope& s : scopes_) {
+    if (s.parent == parent && s.prefix == prefix) {
+      uri = s.uri;
+      return s.ok;
+    }
+  }
+  Scope& s = scopes_[next_scope_++ % 2];
+  s.parent = parent;
+  s.prefix = prefix;
+  s.ok = lookup_namespace(parent, prefix, s.uri);
+  uri = s.uri;
+  return s.ok;
+}
+
+bool ResponseReader::in_service_ns(pugi::xml_node element) {
+  std::string_view uri;
+  return resolve(element, prefix_of(element), uri) && uri == kNamespace;
 }
 
 std::string_view namespace_of(pugi::xml_node element, bool& ok) {
@@ -98,6 +135,7 @@ bool ResponseReader::reject(std::string_view what, std::string_view where) {
 
 pugi::xml_node ResponseReader::body_child(std::string& body, ReadStatus& status) {
   status = ReadStatus::not_soap;
+  for (Scope& s : scopes_) s = {};  // nodes of the last document may be reused by this one
   const pugi::xml_parse_result parsed =
       doc_.load_buffer_inplace(body.data(), body.size(), kParseOptions, pugi::encoding_auto);
   if (!parsed) {
@@ -175,7 +213,7 @@ ReadStatus ResponseReader::read_echo_struct(std::string& body, std::vector<ItemV
   size_t count = 0;
   for (pugi::xml_node c = response.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) continue;
-    if (!is_element(c, kNamespace, "item")) return fail(ReadStatus::not_echo, "unexpected element", c.name());
+    if (local_name(c) != "item" || !in_service_ns(c)) return fail(ReadStatus::not_echo, "unexpected element", c.name());
     if (count == items.size()) items.emplace_back();  // values already there keep their buffers
     if (!read_item(c, items[count])) return ReadStatus::not_echo;
     ++count;
@@ -198,8 +236,7 @@ bool ResponseReader::read_item(pugi::xml_node item, ItemValue& out) {
   unsigned seen = 0;
   for (pugi::xml_node c = item.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) continue;
-    bool ok = false;
-    if (namespace_of(c, ok) != kNamespace || !ok) return reject("item has unexpected element", c.name());
+    if (!in_service_ns(c)) return reject("item has unexpected element", c.name());
     const std::string_view name = local_name(c);
     if (name == "varStruct") {
       if (!read_nested(c, out.var_struct)) return false;
@@ -230,7 +267,7 @@ bool ResponseReader::read_item(pugi::xml_node item, ItemValue& out) {
       const size_t colon = q.find(':');
       const std::string_view prefix = colon == std::string_view::npos ? "" : q.substr(0, colon);
       std::string_view uri;
-      if (!lookup_namespace(c, prefix, uri)) return bad_value(problem_, name, text, "a QName with a declared prefix");
+      if (!resolve(c, prefix, uri)) return bad_value(problem_, name, text, "a QName with a declared prefix");
       out.var_qname.ns.assign(uri);
       out.var_qname.local.assign(colon == std::string_view::npos ? q : q.substr(colon + 1));
       seen |= f_qname;
@@ -264,8 +301,7 @@ bool ResponseReader::read_nested(pugi::xml_node nested, NestedValue& out) {
   unsigned seen = 0;
   for (pugi::xml_node c = nested.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) continue;
-    bool ok = false;
-    if (namespace_of(c, ok) != kNamespace || !ok) return reject("varStruct has unexpected element", c.name());
+    if (!in_service_ns(c)) return reject("varStruct has unexpected element", c.name());
     const std::string_view name = local_name(c);
     const std::string_view text = text_of(c, scratch_);
     if (name == "varFloat") {

@@ -34,8 +34,20 @@ class ResponseReader {
   pugi::xml_node response_element(std::string& body, const char* local, ReadStatus& status);
   bool read_item(pugi::xml_node item, ItemValue& out);
   bool read_nested(pugi::xml_node nested, NestedValue& out);
+  // lookup_namespace() with the parent's part cached: siblings share their parent's
+  // scope, so a response costs an ancestor walk per parent, not per element.
+  bool resolve(pugi::xml_node element, std::string_view prefix, std::string_view& uri);
+  bool in_service_ns(pugi::xml_node element);  // namespace URI is kNamespace, prefix declared
   ReadStatus fail(ReadStatus status, std::string_view what, std::string_view where = {});
   bool reject(std::string_view what, std::string_view where = {});  // not_echo, as a bool
+
+  struct Scope {  // what `prefix` means at (and below) `parent`, views into doc_
+    pugi::xml_node parent;
+    std::string_view prefix, uri;
+    bool ok = false;
+  };
+  Scope scopes_[2];  // two: element names and QName values may use different prefixes
+  unsigned next_scope_ = 0;
 
   pugi::xml_document doc_;
   std::string problem_;

@@ -111,21 +111,23 @@ void end_envelope(std::string& out, const char* wrapper) {
 
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
+// 256-entry tables: one load per character instead of a chain of range tests.
+// kBad marks a character outside the alphabet, kSkip whitespace base64 allows.
+constexpr uint8_t kBad = 0xff, kSkip = 0xfe, kPad = 0xfd;
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+struct DecodeTables {
+  uint8_t base64[256];
+  uint8_t hex[256];
+  constexpr DecodeTables() : base64(), hex() {
+    for (int i = 0; i < 256; ++i) base64[i] = hex[i] = kBad;
+    for (int i = 0; i < 64; ++i) base64[static_cast<uint8_t>(kBase64[i])] = static_cast<uint8_t>(i);
+    base64[' '] = base64['\t'] = base64['\n'] = base64['\r'] = kSkip;
+    base64['='] = kPad;
+    for (int i = 0; i < 10; ++i) hex['0' + i] = static_cast<uint8_t>(i);
+    for (int i = 0; i < 6; ++i) hex['a' + i] = hex['A' + i] = static_cast<uint8_t>(10 + i);
+  }
+};
+constexpr DecodeTables kTables;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -231,22 +233,29 @@ void append_hex(std::string& out, const std::vector<uint8_t>& bytes) {
 }
 
 bool decode_base64(std::string_view text, std::vector<uint8_t>& out) {
-  out.clear();
+  // Sized for the whitespace-free case up front, trimmed at the end: no push_back.
+  out.resize(text.size() / 4 * 3 + 3);
+  uint8_t* dst = out.data();
   uint32_t acc = 0;
   int bits = 0;
   size_t padding = 0;
-  for (char c : text) {
-    if (is_space(c)) continue;
-    if (c == '=') { ++padding; continue; }
-    const int v = base64_value(c);
-    if (v < 0 || padding > 0) return false;  // data after padding
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<uint8_t>(acc >> bits));
+  for (const char c : text) {
+    const uint8_t v = kTables.base64[static_cast<uint8_t>(c)];
+    if (v < 64) {
+      if (padding > 0) return false;  // data after padding
+      acc = (acc << 6) | v;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        *dst++ = static_cast<uint8_t>(acc >> bits);
+      }
+    } else if (v == kPad) {
+      ++padding;
+    } else if (v != kSkip) {
+      return false;
     }
   }
+  out.resize(static_cast<size_t>(dst - out.data()));
   // Complete quadruples only: 2 or 4 leftover bits mean one or two '=' of padding.
   return padding <= 2 && (bits == 0 ? padding == 0 : (bits == 4 ? padding == 2 : bits == 2 && padding == 1));
 }
@@ -255,11 +264,13 @@ bool decode_hex(std::string_view text, std::vector<uint8_t>& out) {
   text = trim(text);
   out.clear();
   if (text.size() % 2 != 0) return false;
-  out.reserve(text.size() / 2);
+  out.resize(text.size() / 2);
+  uint8_t* dst = out.data();
   for (size_t i = 0; i < text.size(); i += 2) {
-    const int hi = hex_value(text[i]), lo = hex_value(text[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out.push_back(static_cast<uint8_t>(hi << 4 | lo));
+    const uint8_t hi = kTables.hex[static_cast<uint8_t>(text[i])];
+    const uint8_t lo = kTables.hex[static_cast<uint8_t>(text[i + 1])];
+    if ((hi | lo) > 15) return false;  // kBad has high bits set
+    *dst++ = static_cast<uint8_t>(hi << 4 | lo);
   }
   return true;
 }

@@ -110,6 +110,104 @@ TEST(XmlValues, ChangedValuesAreReportedByComparison) {
   EXPECT_NE(difference->find("varQName"), std::string::npos) << *difference;
 }
 
+TEST(XmlReader, PrefixesRedeclaredOnInnerElementsApplyOnlyThere) {
+  std::vector<ItemValue> sent = make_items({64, 3, 16});
+  const std::string rendered = render_echo_struct(sent, Message::response);
+  // Item 0 binds its own prefix for its children; items 1 and 2 keep tns.
+  std::string own = rendered;
+  const size_t first = own.find("<tns:item>");
+  const size_t end = own.find("</tns:item>") + std::string_view("</tns:item>").size();
+  std::string item0 = own.substr(first, end - first);
+  item0 = replace_all(replace_all(item0, "<tns:var", "<p:var"), "</tns:var", "</p:var");
+  item0.replace(0, std::string_view("<tns:item>").size(), "<tns:item xmlns:p=\"urn:soapbench:echo:1\">");
+  own.replace(first, end - first, item0);
+  ResponseReader reader;  // one reader for every document: nothing carries over
+  std::vector<ItemValue> got;
+  ASSERT_EQ(reader.read_echo_struct(own, got), ReadStatus::echo) << reader.problem();
+  EXPECT_EQ(compare_items(sent, got), std::nullopt);
+
+  // tns rebound on item 0's varQName changes that QName only, not its siblings'.
+  std::string rebound = rendered;
+  rebound.replace(rebound.find("<tns:varQName>"), std::string_view("<tns:varQName>").size(),
+                  "<tns:varQName xmlns:tns=\"urn:soapbench:echo:1\" xmlns:q=\"urn:x\">");
+  rebound = replace_all(rebound, ">tns:sample0<", ">q:sample0<");
+  ASSERT_EQ(reader.read_echo_struct(rebound, got), ReadStatus::echo) << reader.problem();
+  sent[0].var_qname.ns = "urn:x";
+  EXPECT_EQ(compare_items(sent, got), std::nullopt);
+
+  // tns rebound to another namespace on one nested element: that element is foreign.
+  std::string foreign = rendered;
+  const size_t last_short = foreign.rfind("<tns:varShort>");
+  foreign.replace(last_short, std::string_view("<tns:varShort>").size(), "<tns:varShort xmlns:tns=\"urn:x\">");
+  EXPECT_EQ(reader.read_echo_struct(foreign, got), ReadStatus::not_echo);
+  EXPECT_NE(reader.problem().find("varStruct has unexpected element"), std::string::npos) << reader.problem();
+
+  // A default namespace undeclared again on an item: its unprefixed children are in none.
+  std::string defaulted = replace_all(replace_all(rendered, "<tns:", "<"), "</tns:", "</");
+  defaulted = replace_all(defaulted, "<soap:Body>", "<soap:Body xmlns=\"urn:soapbench:echo:1\">");
+  std::string parsed = defaulted;  // parsing works in place
+  ASSERT_EQ(reader.read_echo_struct(parsed, got), ReadStatus::echo) << reader.problem();
+  defaulted.replace(defaulted.rfind("<item>"), std::string_view("<item>").size(),
+                    "<tns:item xmlns=\"\">");
+  defaulted.replace(defaulted.rfind("</item>"), std::string_view("</item>").size(), "</tns:item>");
+  EXPECT_EQ(reader.read_echo_struct(defaulted, got), ReadStatus::not_echo);
+  EXPECT_NE(reader.problem().find("item has unexpected element"), std::string::npos) << reader.problem();
+}
+
+TEST(XmlValues, BytesDifferencesAreLocated) {
+  const std::vector<ItemValue> sent = make_items({16, 1, 8});
+  std::vector<ItemValue> got = sent;
+  got[0].var_hex[3] ^= 1;
+  EXPECT_EQ(compare_items(sent, got), "item 0: varHexBinary: byte 3 differs");
+  got = sent;
+  got[0].var_base64.pop_back();
+  EXPECT_EQ(compare_items(sent, got), "item 0: varBase64Binary: 8 bytes sent, 7 echoed");
+}
+
+TEST(XmlValues, DateTimesAreInstants) {
+  const auto at = [](const char* text) { return parse_date_time(text); };
+  const DateTime base{1164803696, 0};  // 2006-11-29T12:34:56Z
+  EXPECT_EQ(at("2006-11-29T12:34:56Z"), base);
+  EXPECT_EQ(at("2006-11-29T12:34:56+00:00"), base);
+  EXPECT_EQ(at("2006-11-29T12:34:56-00:00"), base);
+  EXPECT_EQ(at("2006-11-29T12:34:56"), base);  // no zone: read as UTC
+  EXPECT_EQ(at("2006-11-29T18:04:56+05:30"), base);
+  EXPECT_EQ(at("2006-11-29T07:34:56-05:00"), base);
+  EXPECT_EQ(at("2006-11-30T00:00:00Z"), at("2006-11-29T24:00:00Z"));
+  // 1 to 9 fractional digits; beyond microseconds they are truncated.
+  const char* fractions[] = {"5", "56", "567", "5678", "56789", "567891", "5678912", "56789123", "567891234"};
+  const int32_t micros[] = {500000, 560000, 567000, 567800, 567890, 567891, 567891, 567891, 567891};
+  for (size_t i = 0; i < std::size(fractions); ++i) {
+    const std::string text = std::string("2006-11-29T12:34:56.") + fractions[i] + "Z";
+    EXPECT_EQ(parse_date_time(text), (DateTime{base.seconds, micros[i]})) << text;
+  }
+  EXPECT_EQ(at("2024-02-29T00:00:00Z")->seconds, 1709164800);  // leap day
+  EXPECT_EQ(at("1969-12-31T23:59:59Z")->seconds, -1);
+  EXPECT_EQ(at("12006-11-29T12:34:56Z").has_value(), true);
+  for (const char* bad :
+       {"2006-13-29T12:34:56Z", "2006-00-29T12:34:56Z", "2006-11-00T12:34:56Z", "2006-11-31T12:34:56Z",
+        "2023-02-29T12:34:56Z", "2006-11-29T25:00:00Z", "2006-11-29T24:00:01Z", "2006-11-29T12:60:56Z",
+        "2006-11-29T12:34:56.Z", "2006-11-29T12:34:56+5:30", "2006-11-29T12:34:56+05:60",
+        "2006-11-29T12:34:56+15:00", "2006-11-29T12:34:56ZZ", "2006-11-29 12:34:56Z", "06-11-29T12:34:56Z",
+        "2006-1-29T12:34:56Z", "2006-11-29T12:34Z", "2006-11-29T12:34:56x", "", " 2006-11-29T12:34:56Z"})
+    EXPECT_EQ(at(bad), std::nullopt) << bad;
+}
+
+TEST(XmlValues, DecimalsCompareByValue) {
+  EXPECT_TRUE(decimal_equal("-12345678901234567890.123456789", "-12345678901234567890.123456789"));
+  EXPECT_TRUE(decimal_equal("1.50", "+01.5"));
+  EXPECT_TRUE(decimal_equal("-0", "0.000"));
+  EXPECT_TRUE(decimal_equal(".5", "0.5"));
+  EXPECT_TRUE(decimal_equal("7.", "7"));
+  EXPECT_FALSE(decimal_equal("-1", "1"));
+  EXPECT_FALSE(decimal_equal("1.05", "1.5"));
+  EXPECT_FALSE(decimal_equal("10", "1"));
+  EXPECT_FALSE(decimal_equal("abc", "abc"));  // byte-equal but not a decimal
+  EXPECT_FALSE(decimal_equal("", ""));
+  EXPECT_FALSE(decimal_equal(".", "."));
+  EXPECT_FALSE(decimal_equal("1", "1e0"));
+}
+
 TEST(XmlReader, FaultsAndMalformedResponsesAreTold) {
   ResponseReader reader;
   std::string text;
@@ -158,6 +256,30 @@ TEST(XmlValues, BinaryEncodings) {
   EXPECT_FALSE(decode_base64("AA*A", out));
   EXPECT_FALSE(decode_hex("ABC", out));
   EXPECT_FALSE(decode_hex("GG", out));
+  EXPECT_FALSE(decode_hex("0\xff", out));
+  EXPECT_FALSE(decode_base64("AA\xc3\xa9", out));
+  EXPECT_FALSE(decode_base64("AA-_", out));  // the URL-safe alphabet is not base64Binary's
+  EXPECT_FALSE(decode_base64("A===", out));
+  // The buffer is reused: a shorter value after a longer one leaves nothing stale.
+  EXPECT_TRUE(decode_base64("AAECAwQFBgcICQ==", out));
+  EXPECT_EQ(out.size(), 10u);
+  EXPECT_TRUE(decode_base64("\tAA\r\n==", out));
+  EXPECT_EQ(out, std::vector<uint8_t>{0});
+  EXPECT_TRUE(decode_base64("", out));
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(decode_hex(" 0a ", out));
+  EXPECT_EQ(out, std::vector<uint8_t>{10});
+  // Every byte value through both encodings.
+  std::vector<uint8_t> all(256);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint8_t>(i);
+  b64.clear();
+  hex.clear();
+  append_base64(b64, all);
+  append_hex(hex, all);
+  ASSERT_TRUE(decode_base64(b64, out));
+  EXPECT_EQ(out, all);
+  ASSERT_TRUE(decode_hex(hex, out));
+  EXPECT_EQ(out, all);
 }
 
 TEST(XmlValues, NumbersParseByTheirSchemaType) {
