@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "xml_reader.h"
+#include "response_check.h"
 #include "xml_values.h"
 
 namespace soapbench {
@@ -45,13 +45,6 @@ size_t note_header(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-std::string first_difference(const std::string& sent, const std::string& got) {
-  size_t i = 0;
-  while (i < sent.size() && i < got.size() && sent[i] == got[i]) ++i;
-  return "text differs at character " + std::to_string(i) + " (sent " + std::to_string(sent.size()) +
-         " characters, echoed " + std::to_string(got.size()) + ")";
-}
-
 class CurlClient final : public EchoClient {
  public:
   explicit CurlClient(const ClientOptions& options);
@@ -66,7 +59,6 @@ class CurlClient final : public EchoClient {
 
  private:
   void configure();
-  CallResult check_response(long status);
   CallResult map_transfer_error(CURLcode rc);
   void drop_connection();
 
@@ -75,27 +67,18 @@ class CurlClient final : public EchoClient {
   curl_slist* headers_ = nullptr;
   char error_[CURL_ERROR_SIZE] = {};
   std::string request_;  // rendered once; curl sends it in place (CURLOPT_POSTFIELDS)
-  std::string expected_text_;
-  std::vector<ItemValue> sent_items_;
+  EchoCheck check_;
 
   // Reused from call to call so that a steady run does not allocate for them.
   std::string body_;
   std::string server_;
-  xml::ResponseReader reader_;
-  std::string got_text_;
-  std::vector<ItemValue> got_items_;
   WireBytes wire_;
 };
 
-CurlClient::CurlClient(const ClientOptions& options) : options_(options) {
+CurlClient::CurlClient(const ClientOptions& options)
+    : options_(options), check_(options.operation, options.payload) {
   init_curl_once();
-  if (options.operation == Operation::echo_string) {
-    expected_text_ = make_string(options.payload.string_length);
-    request_ = xml::render_echo_string(expected_text_);
-  } else {
-    sent_items_ = make_items(options.payload);
-    request_ = xml::render_echo_struct(sent_items_);
-  }
+  request_ = check_.render_request();
   headers_ = curl_slist_append(headers_, "Content-Type: text/xml; charset=utf-8");
   headers_ = curl_slist_append(headers_, options.operation == Operation::echo_string
                                              ? "SOAPAction: \"urn:soapbench:echo:1#echoString\""
@@ -165,7 +148,7 @@ CallResult CurlClient::call() {
   // transfer decoding (chunk framing is not included).
   wire_.request = static_cast<uint64_t>(request_size);
   wire_.response = static_cast<uint64_t>(header_size) + body_.size();
-  CallResult result = rc == CURLE_OK ? check_response(status) : map_transfer_error(rc);
+  CallResult result = rc == CURLE_OK ? check_.check(status, body_) : map_transfer_error(rc);
   if (!result.ok && !options_.new_connection) drop_connection();
   return result;
 }
@@ -182,31 +165,6 @@ CallResult CurlClient::map_transfer_error(CURLcode rc) {
     default:
       return failure(FailureKind::read, std::move(detail));
   }
-}
-
-CallResult CurlClient::check_response(long status) {
-  const bool success = status >= 200 && status < 300;
-  const xml::ReadStatus read = options_.operation == Operation::echo_string
-                                   ? reader_.read_echo_string(body_, got_text_)
-                                   : reader_.read_echo_struct(body_, got_items_);
-  // SOAP 1.1 sends a Fault with status 500. A Fault with another error status (the
-  // gSOAP server answers a wrong path with 404 and a Fault) is that status, as the
-  // gSOAP client reports it too.
-  if (read == xml::ReadStatus::fault && (success || status == 500))
-    return failure(FailureKind::soap_fault, reader_.problem());
-  if (!success) {
-    std::string detail = "HTTP " + std::to_string(status);
-    if (read == xml::ReadStatus::fault) detail += ": " + reader_.problem();
-    return failure(FailureKind::http_status, std::move(detail));
-  }
-  if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
-  if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
-  if (options_.operation == Operation::echo_string) {
-    if (got_text_ != expected_text_) return failure(FailureKind::mismatch, first_difference(expected_text_, got_text_));
-  } else if (auto difference = compare_items(sent_items_, got_items_)) {
-    return failure(FailureKind::mismatch, std::move(*difference));
-  }
-  return {true, {}, {}};
 }
 
 }  // namespace

@@ -14,8 +14,7 @@
 #include <vector>
 
 #include "raw_response.h"
-#include "xml_reader.h"
-#include "xml_values.h"
+#include "response_check.h"
 
 namespace soapbench {
 namespace {
@@ -30,13 +29,6 @@ constexpr int kMaxInterruptedRetries = 100;       // EINTR in a row before givin
 CallResult failure(FailureKind kind, std::string detail) {
   if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
   return {false, kind, std::move(detail)};
-}
-
-std::string first_difference(const std::string& sent, const std::string& got) {
-  size_t i = 0;
-  while (i < sent.size() && i < got.size() && sent[i] == got[i]) ++i;
-  return "text differs at character " + std::to_string(i) + " (sent " + std::to_string(sent.size()) +
-         " characters, echoed " + std::to_string(got.size()) + ")";
 }
 
 struct Target {
@@ -90,7 +82,6 @@ class RawClient final : public EchoClient {
   // One recv() into [data, data + size): bytes read, 0 at end of file, -1 after
   // setting error_ (timeout or read failure).
   ssize_t receive(char* data, size_t size);
-  CallResult check_response();
   void disconnect();
 
   ClientOptions options_;
@@ -101,8 +92,7 @@ class RawClient final : public EchoClient {
   int timeout_ms_ = 0;
 
   std::string request_;  // request line, headers and body: rendered once
-  std::string expected_text_;
-  std::vector<ItemValue> sent_items_;
+  EchoCheck check_;
 
   int fd_ = -1;
   bool stale_ = false;  // the connection ended before any byte of the response
@@ -114,25 +104,15 @@ class RawClient final : public EchoClient {
   std::vector<char> in_;  // raw response bytes, head first
   std::string body_;      // the decoded body, parsed in place
   std::string server_;
-  xml::ResponseReader reader_;
-  std::string got_text_;
-  std::vector<ItemValue> got_items_;
   uint64_t received_ = 0;  // response bytes of this call
   WireBytes wire_;
 };
 
-RawClient::RawClient(const ClientOptions& options) : options_(options), target_(split_url(options.url)) {
-  std::string body;
-  const char* action;
-  if (options.operation == Operation::echo_string) {
-    expected_text_ = make_string(options.payload.string_length);
-    body = xml::render_echo_string(expected_text_);
-    action = "\"urn:soapbench:echo:1#echoString\"";
-  } else {
-    sent_items_ = make_items(options.payload);
-    body = xml::render_echo_struct(sent_items_);
-    action = "\"urn:soapbench:echo:1#echoStruct\"";
-  }
+RawClient::RawClient(const ClientOptions& options)
+    : options_(options), target_(split_url(options.url)), check_(options.operation, options.payload) {
+  const std::string body = check_.render_request();
+  const char* action = options.operation == Operation::echo_string ? "\"urn:soapbench:echo:1#echoString\""
+                                                                   : "\"urn:soapbench:echo:1#echoStruct\"";
   request_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority +
              "\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: " + action +
              "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
@@ -181,7 +161,7 @@ CallResult RawClient::call() {
     disconnect();
     return std::move(*failed);
   }
-  CallResult result = check_response();
+  CallResult result = check_.check(head_.status, body_);
   if (!result.ok || !head_.keep_alive || options_.new_connection) disconnect();
   return result;
 }
@@ -363,30 +343,6 @@ std::optional<CallResult> RawClient::read_body(size_t start, size_t filled) {
   wire_.response = received_ - extra;
   if (extra) head_.keep_alive = false;  // bytes nobody asked for: this connection is out of step
   return std::nullopt;
-}
-
-CallResult RawClient::check_response() {
-  const int status = head_.status;
-  const bool success = status >= 200 && status < 300;
-  const xml::ReadStatus read = options_.operation == Operation::echo_string
-                                   ? reader_.read_echo_string(body_, got_text_)
-                                   : reader_.read_echo_struct(body_, got_items_);
-  // As the curl client: a Fault is soap_fault with 2xx or 500, otherwise the status wins.
-  if (read == xml::ReadStatus::fault && (success || status == 500))
-    return failure(FailureKind::soap_fault, reader_.problem());
-  if (!success) {
-    std::string detail = "HTTP " + std::to_string(status);
-    if (read == xml::ReadStatus::fault) detail += ": " + reader_.problem();
-    return failure(FailureKind::http_status, std::move(detail));
-  }
-  if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
-  if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
-  if (options_.operation == Operation::echo_string) {
-    if (got_text_ != expected_text_) return failure(FailureKind::mismatch, first_difference(expected_text_, got_text_));
-  } else if (auto difference = compare_items(sent_items_, got_items_)) {
-    return failure(FailureKind::mismatch, std::move(*difference));
-  }
-  return {true, {}, {}};
 }
 
 }  // namespace

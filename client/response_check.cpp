@@ -1,0 +1,58 @@
+#include "response_check.h"
+
+#include "xml_values.h"
+
+namespace soapbench {
+namespace {
+
+constexpr size_t kMaxDetail = 200;
+
+CallResult failure(FailureKind kind, std::string detail) {
+  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
+  return {false, kind, std::move(detail)};
+}
+
+}  // namespace
+
+EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operation_(operation) {
+  if (operation == Operation::echo_string) expected_text_ = make_string(payload.string_length);
+  else sent_items_ = make_items(payload);
+}
+
+std::string EchoCheck::render_request() const {
+  return operation_ == Operation::echo_string ? xml::render_echo_string(expected_text_)
+                                              : xml::render_echo_struct(sent_items_);
+}
+
+CallResult EchoCheck::check(long status, std::string& body) {
+  const bool success = status >= 200 && status < 300;
+  const xml::ReadStatus read = operation_ == Operation::echo_string ? reader_.read_echo_string(body, got_text_)
+                                                                    : reader_.read_echo_struct(body, got_items_);
+  // SOAP 1.1 sends a Fault with status 500. A Fault with another error status (the
+  // gSOAP server answers a wrong path with 404 and a Fault) is that status, as the
+  // gSOAP client reports it too.
+  if (read == xml::ReadStatus::fault && (success || status == 500))
+    return failure(FailureKind::soap_fault, reader_.problem());
+  if (!success) {
+    std::string detail = "HTTP " + std::to_string(status);
+    if (read == xml::ReadStatus::fault) detail += ": " + reader_.problem();
+    return failure(FailureKind::http_status, std::move(detail));
+  }
+  if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
+  if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
+  if (operation_ == Operation::echo_string) {
+    if (got_text_ != expected_text_) return failure(FailureKind::mismatch, first_difference(expected_text_, got_text_));
+  } else if (auto difference = compare_items(sent_items_, got_items_)) {
+    return failure(FailureKind::mismatch, std::move(*difference));
+  }
+  return {true, {}, {}};
+}
+
+std::string first_difference(const std::string& sent, const std::string& got) {
+  size_t i = 0;
+  while (i < sent.size() && i < got.size() && sent[i] == got[i]) ++i;
+  return "text differs at character " + std::to_string(i) + " (sent " + std::to_string(sent.size()) +
+         " characters, echoed " + std::to_string(got.size()) + ")";
+}
+
+}  // namespace soapbench
