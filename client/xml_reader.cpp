@@ -102,7 +102,8 @@ bool ResponseReader::resolve(pugi::xml_node element, std::string_view prefix, st
 
 bool ResponseReader::in_service_ns(pugi::xml_node element) {
   std::string_view uri;
-  return resolve(element, prefix_of(element), uri) && uri == kNamespace;
+  constexpr std::string_view kServiceNs = kNamespace;  // its length computed once, not per element
+  return resolve(element, prefix_of(element), uri) && uri == kServiceNs;
 }
 
 std::string_view namespace_of(pugi::xml_node element, bool& ok) {
