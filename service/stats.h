@@ -14,7 +14,8 @@ struct Stats {
   std::atomic<uint64_t> echo_string{0};     // echoString requests answered
   std::atomic<uint64_t> echo_struct{0};     // echoStruct requests answered
   std::atomic<uint64_t> http_get{0};        // GET requests (?wsdl, /stats, others)
-  std::atomic<uint64_t> faults{0};          // SOAP Faults and HTTP error responses sent
+  std::atomic<uint64_t> faults{0};          // requests answered with a SOAP Fault or an HTTP error,
+                                            // including those cut short or timed out mid-request
   std::atomic<uint64_t> bytes_in{0};        // bytes received on all connections
   std::atomic<uint64_t> bytes_out{0};       // bytes sent on all connections
   std::atomic<uint64_t> accepted{0};        // connections accepted
