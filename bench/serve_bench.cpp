@@ -25,8 +25,9 @@ class EchoInMemory : public EchoBindingService {
       : EchoBindingService(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
                            out | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING),
         io(soap) {
-    // gSOAP takes a context without a socket for a CGI program and answers a POST
-    // differently; a connected socket that is never read or written avoids that.
+    // Without a socket gSOAP answers as a CGI program ("Status: 200 OK", then
+    // close); a connected socket, never read or written (fsend/frecv are ours),
+    // gives the server's HTTP/1.1 keep-alive path.
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds_) == 0) soap->socket = fds_[0];
     // As soapbench-server: keep-alive connections without a request limit.
     soap->keep_alive = 1;

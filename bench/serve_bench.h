@@ -4,8 +4,8 @@
 
 namespace soapbench::bench {
 
-// Registers serve/<op>/<output mode>. `envelopes` are request envelopes checked
-// by the caller: {echoString request, echoStruct request with 1 item}.
+// Registers serve/<op>/<store|count>, each serving one HTTP request that carries
+// the given envelope (the default echoString request, an echoStruct with 1 item).
 void register_serve_benchmarks(const std::string& echo_string_request,
                                const std::string& echo_struct_request);
 
