@@ -73,7 +73,9 @@ Arrival read_request(int fd, std::string& pending, uint64_t max_body) {
     const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n > 0) {
       pending.append(buf, static_cast<size_t>(n));
-      if (pending.size() >= kMaxHeldRequestBytes) return Arrival::complete;
+      // Stop at a whole request: reading on until EAGAIN costs a recv per request.
+      if (pending.size() >= kMaxHeldRequestBytes || request_complete(pending, max_body))
+        return Arrival::complete;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
