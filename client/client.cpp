@@ -80,4 +80,10 @@ std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptio
   throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (raw, gsoap, curl)");
 }
 
+CallResult failure(FailureKind kind, std::string detail) {
+  constexpr size_t kMaxDetail = 200;
+  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
+  return {false, kind, std::move(detail)};
+}
+
 }  // namespace soapbench

@@ -34,6 +34,9 @@ struct CallResult {
   std::string detail;  // short text of the first failure; empty when ok
 };
 
+// A failed call's result, its detail cut to a short line (200 characters).
+CallResult failure(FailureKind kind, std::string detail);
+
 struct ClientOptions {
   std::string url;  // http://host:port/path
   Operation operation = Operation::echo_string;

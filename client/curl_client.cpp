@@ -14,13 +14,6 @@
 namespace soapbench {
 namespace {
 
-constexpr size_t kMaxDetail = 200;
-
-CallResult failure(FailureKind kind, std::string detail) {
-  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
-  return {false, kind, std::move(detail)};
-}
-
 // curl_global_init is not thread-safe; the first client of the process runs it.
 void init_curl_once() {
   static std::once_flag once;

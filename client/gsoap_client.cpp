@@ -17,8 +17,6 @@
 namespace soapbench {
 namespace {
 
-constexpr size_t kMaxDetail = 200;
-
 int to_gsoap_timeout(double seconds) {
   // gSOAP reads a positive value as seconds and a negative one as microseconds.
   if (seconds >= 1 && seconds == static_cast<double>(static_cast<int>(seconds))) return static_cast<int>(seconds);
@@ -35,11 +33,6 @@ bool is_validation_error(int error) {
     default:
       return false;
   }
-}
-
-CallResult failure(FailureKind kind, std::string detail) {
-  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
-  return {false, kind, std::move(detail)};
 }
 
 std::string first_difference(const std::string& sent, const std::string& got) {

@@ -19,17 +19,11 @@
 namespace soapbench {
 namespace {
 
-constexpr size_t kMaxDetail = 200;
 constexpr size_t kBufferSize = 64 * 1024;         // one recv() takes a whole default response
 constexpr size_t kMaxHeadSize = 1024 * 1024;      // status line and headers
 constexpr uint64_t kMaxBodySize = 1ull << 30;     // a bound against nonsense lengths
 constexpr int kMaxInterimResponses = 8;           // 100 Continue and friends before the real one
 constexpr int kMaxInterruptedRetries = 100;       // EINTR in a row before giving up
-
-CallResult failure(FailureKind kind, std::string detail) {
-  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
-  return {false, kind, std::move(detail)};
-}
 
 struct Target {
   std::string host;       // for getaddrinfo: brackets of an IPv6 literal removed

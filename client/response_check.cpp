@@ -5,13 +5,6 @@
 namespace soapbench {
 namespace {
 
-constexpr size_t kMaxDetail = 200;
-
-CallResult failure(FailureKind kind, std::string detail) {
-  if (detail.size() > kMaxDetail) detail.resize(kMaxDetail);
-  return {false, kind, std::move(detail)};
-}
-
 }  // namespace
 
 EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operation_(operation) {
