@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "client.h"
-#include "server_child.h"
+#include "server_process.h"
 
 namespace {
 
@@ -31,16 +31,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [calls] [raw|gsoap|curl]\n", argv[0]);
     return 2;
   }
-  test::ServerChild server({"--mode", "per-connection", "--quiet"});
+  test::ServerProcess server({"--mode", "per-connection", "--quiet"});
   for (const char* kind : {"raw", "gsoap", "curl"})
-    print_check_report(std::cout, check_endpoint(server.url(), kind, 5));
+    print_check_report(std::cout, check_endpoint(server.endpoint(), kind, 5));
   std::printf("%-6s %-11s %8s %10s %14s %10s %10s\n", "client", "operation", "calls", "calls/s", "cpu us/call",
               "req bytes", "resp bytes");
   for (const char* kind : {"raw", "gsoap", "curl"}) {
     if (!only.empty() && only != kind) continue;
     for (Operation op : {Operation::echo_string, Operation::echo_struct}) {
       ClientOptions options;
-      options.url = server.url();
+      options.url = server.endpoint();
       options.operation = op;
       auto client = make_client(kind, options);
       if (!client->call().ok) return 1;  // connect and warm up outside the measurement

@@ -9,7 +9,7 @@
 #include "check.h"
 #include "client.h"
 #include "fake_server.h"
-#include "server_child.h"
+#include "server_process.h"
 
 namespace soapbench {
 namespace {
@@ -45,9 +45,9 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.kind << ' ' << to_strin
 class SoapbenchServerTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SoapbenchServerTest, EchoesOnOneKeepAliveConnection) {
-  test::ServerChild server({"--mode", "per-connection"});
+  test::ServerProcess server({"--mode", "per-connection"});
   ClientOptions o;
-  o.url = server.url();
+  o.url = server.endpoint();
   o.operation = GetParam().operation;
   auto client = make_client(GetParam().kind, o);
   constexpr int kCalls = 150;  // past gSOAP's default of 100 requests per connection
@@ -70,16 +70,16 @@ TEST_P(SoapbenchServerTest, EchoesOnOneKeepAliveConnection) {
   EXPECT_LE(wire.request, high);
   EXPECT_GE(wire.response, low);
   EXPECT_LE(wire.response, high);
-  const nlohmann::json stats = fetch_stats(server.url());
+  const nlohmann::json stats = fetch_stats(server.endpoint());
   ASSERT_TRUE(stats.is_object());
   EXPECT_EQ(stats["connections"]["accepted"], 1 + 1) << "the client's connection and this GET's";
   EXPECT_EQ(stats["requests"]["total"], kCalls);
 }
 
 TEST_P(SoapbenchServerTest, NewConnectionPerCall) {
-  test::ServerChild server({"--mode", "per-connection"});
+  test::ServerProcess server({"--mode", "per-connection"});
   ClientOptions o;
-  o.url = server.url();
+  o.url = server.endpoint();
   o.operation = GetParam().operation;
   o.new_connection = true;
   auto client = make_client(GetParam().kind, o);
@@ -87,15 +87,15 @@ TEST_P(SoapbenchServerTest, NewConnectionPerCall) {
     const CallResult r = client->call();
     ASSERT_TRUE(r.ok) << to_string(r.kind) << ": " << r.detail;
   }
-  const nlohmann::json stats = fetch_stats(server.url());
+  const nlohmann::json stats = fetch_stats(server.endpoint());
   ASSERT_TRUE(stats.is_object());
   EXPECT_EQ(stats["connections"]["accepted"], 5 + 1);
 }
 
 TEST_P(SoapbenchServerTest, WrongPathIsHttpStatus) {
-  test::ServerChild server;
+  test::ServerProcess server({});
   ClientOptions o;
-  o.url = server.url() + "/nowhere";
+  o.url = server.endpoint() + "/nowhere";
   o.operation = GetParam().operation;
   const CallResult r = make_client(GetParam().kind, o)->call();
   EXPECT_FALSE(r.ok);
@@ -113,9 +113,9 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CheckEndpoint, ReportsEachOperation) {
-  test::ServerChild server;
+  test::ServerProcess server({});
   for (const char* kind : {"raw", "gsoap", "curl"}) {
-    const CheckReport report = check_endpoint(server.url(), kind, 5);
+    const CheckReport report = check_endpoint(server.endpoint(), kind, 5);
     EXPECT_TRUE(report.ok()) << kind;
     ASSERT_EQ(report.operations.size(), 2u);
     EXPECT_EQ(report.operations[0].operation, Operation::echo_string);
