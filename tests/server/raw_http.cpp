@@ -1,4 +1,5 @@
 #include "raw_http.h"
+#include "server_process.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,11 +18,6 @@ namespace soapbench::test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int ms_left(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>(left);
-}
 
 int connect_loopback(uint16_t port, int& error) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

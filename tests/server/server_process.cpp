@@ -19,9 +19,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int ms_left(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>(left);
+// Waits for output on fd until the deadline and appends it to out. False when
+// nothing more will come in time: the deadline passed, or the pipe closed.
+bool read_more(int fd, Clock::time_point deadline, std::string& out) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int n = poll(&p, 1, ms_left(deadline));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    char buf[4096];
+    const ssize_t got = read(fd, buf, sizeof buf);
+    if (got <= 0) return false;  // the server closed stdout: it has exited
+    out.append(buf, static_cast<size_t>(got));
+    return true;
+  }
 }
 
 ExitStatus decode(int status) {
@@ -77,15 +88,7 @@ ServerProcess::ServerProcess(const std::vector<std::string>& flags, milliseconds
 
   const auto deadline = Clock::now() + startup_timeout;
   std::string seen;
-  while (seen.find('\n') == std::string::npos) {
-    pollfd p{stdout_fd_, POLLIN, 0};
-    const int n = poll(&p, 1, ms_left(deadline));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    char buf[4096];
-    const ssize_t got = read(stdout_fd_, buf, sizeof buf);
-    if (got <= 0) break;
-    seen.append(buf, static_cast<size_t>(got));
+  while (seen.find('\n') == std::string::npos && read_more(stdout_fd_, deadline, seen)) {
   }
   const size_t eol = seen.find('\n');
   first_line_ = seen.substr(0, eol);
@@ -140,17 +143,14 @@ std::string ServerProcess::read_stdout(milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   std::string out = std::move(pending_);
   pending_.clear();
-  for (;;) {
-    pollfd p{stdout_fd_, POLLIN, 0};
-    const int n = poll(&p, 1, ms_left(deadline));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    char buf[4096];
-    const ssize_t got = read(stdout_fd_, buf, sizeof buf);
-    if (got <= 0) break;  // the server closed stdout: it has exited
-    out.append(buf, static_cast<size_t>(got));
+  while (read_more(stdout_fd_, deadline, out)) {
   }
   return out;
+}
+
+int ms_left(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(left);
 }
 
 }  // namespace soapbench::test

@@ -15,6 +15,9 @@ namespace soapbench::test {
 
 using std::chrono::milliseconds;
 
+// Milliseconds until deadline, 0 once it has passed: a poll() timeout.
+int ms_left(std::chrono::steady_clock::time_point deadline);
+
 // How a child process ended.
 struct ExitStatus {
   bool signalled = false;  // killed by a signal rather than exit()
