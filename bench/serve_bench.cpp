@@ -49,6 +49,10 @@ class EchoInMemory : public EchoBindingService {
     response.item = std::move(request->item);
     return SOAP_OK;
   }
+  int echoBinary(_echo__echoBinary* request, _echo__echoBinaryResponse& response) override {
+    response.data = request->data;
+    return SOAP_OK;
+  }
   MemoryIo io;
 
  private:

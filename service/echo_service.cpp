@@ -295,4 +295,11 @@ int EchoService::echoStruct(_echo__echoStruct* request, _echo__echoStructRespons
   return SOAP_OK;
 }
 
+int EchoService::echoBinary(_echo__echoBinary* request, _echo__echoBinaryResponse& response) {
+  // The decoded bytes stay in the request's arena: the response points at them.
+  response.data = request->data;
+  stats_.add(stats_.echo_binary);
+  return SOAP_OK;
+}
+
 }  // namespace soapbench::server

@@ -43,6 +43,7 @@ class EchoService : public EchoBindingService {
   EchoBindingService* copy() override;
   int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override;
   int echoStruct(_echo__echoStruct* request, _echo__echoStructResponse& response) override;
+  int echoBinary(_echo__echoBinary* request, _echo__echoBinaryResponse& response) override;
 
  private:
   const Config& config_;

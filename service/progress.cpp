@@ -63,9 +63,10 @@ void print_summary(const Stats& s, const Config& c) {
   const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
   const uint64_t requests = s.requests();
   fmt::print(
-      "soapbench-server stopped after {:.1f} s (mode {}): {} requests (echoString {}, echoStruct {}), "
+      "soapbench-server stopped after {:.1f} s (mode {}): {} requests (echoString {}, echoStruct {}, echoBinary {}), "
       "{} faults, {} connections, {:.2f} MB in, {:.2f} MB out, CPU {:.2f} s user + {:.2f} s system",
-      uptime, to_string(c.mode), requests, s.echo_string.load(), s.echo_struct.load(), s.faults.load(),
+      uptime, to_string(c.mode), requests, s.echo_string.load(), s.echo_struct.load(), s.echo_binary.load(),
+      s.faults.load(),
       s.accepted.load(), static_cast<double>(s.bytes_in.load()) / 1e6,
       static_cast<double>(s.bytes_out.load()) / 1e6, usage.user_cpu_s, usage.system_cpu_s);
   if (requests > 0)

@@ -41,6 +41,7 @@ std::string stats_json(const Stats& s, const Config& c) {
       {"uptime_s", uptime},
       {"requests", {{"echoString", s.echo_string.load()},
                     {"echoStruct", s.echo_struct.load()},
+                    {"echoBinary", s.echo_binary.load()},
                     {"total", s.requests()},
                     {"http_get", s.http_get.load()}}},
       {"faults", s.faults.load()},

@@ -13,6 +13,7 @@ namespace soapbench::server {
 struct Stats {
   std::atomic<uint64_t> echo_string{0};     // echoString requests answered
   std::atomic<uint64_t> echo_struct{0};     // echoStruct requests answered
+  std::atomic<uint64_t> echo_binary{0};     // echoBinary requests answered
   std::atomic<uint64_t> http_get{0};        // GET requests (?wsdl, /stats, others)
   std::atomic<uint64_t> faults{0};          // requests answered with a SOAP Fault or an HTTP error,
                                             // including those cut short or timed out mid-request
@@ -23,7 +24,7 @@ struct Stats {
   std::atomic<int64_t> open{0};             // connections open now
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
-  uint64_t requests() const { return echo_string + echo_struct; }
+  uint64_t requests() const { return echo_string + echo_struct + echo_binary; }
   void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 };
 

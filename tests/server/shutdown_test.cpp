@@ -34,7 +34,7 @@ class Shutdown : public ::testing::TestWithParam<ServerMode> {
     EXPECT_EQ(exit->describe(), "exit code 0");
     const std::string out = server.read_stdout(milliseconds(2000));
     const std::string expected = "(mode " + GetParam().name + "): " + std::to_string(echo_strings) +
-                                 " requests (echoString " + std::to_string(echo_strings) + ", echoStruct 0)";
+                                 " requests (echoString " + std::to_string(echo_strings) + ", echoStruct 0, echoBinary 0)";
     EXPECT_TRUE(out.starts_with("soapbench-server stopped after ")) << out;
     EXPECT_NE(out.find(expected), std::string::npos) << "expected \"" << expected << "\" in: " << out;
     EXPECT_EQ(try_connect(server.port()), ECONNREFUSED) << "the port still accepts connections";
