@@ -1,0 +1,145 @@
+'use strict';
+// soapbench peer: node-soap (npm package `soap`) serving wsdl/echo.wsdl on Node's
+// http server. node-soap has no code generator: soap.listen reads the WSDL text
+// at start-up and maps each operation to a handler below; the handlers echo
+// what node-soap parsed, with the few conversions its parser needs to give the
+// request's values back unchanged (see README.md).
+//
+//   node server.js PORT BIND      (peers/node-soap/serve runs it)
+//
+// Environment:
+//   SOAPBENCH_NODE_WORKERS  processes serving the port (Node's cluster module);
+//                           1 runs the server in this process alone. Default 2.
+const cluster = require('node:cluster');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+
+// One place for every setting, each checked once at start-up.
+const config = {
+  port: Number(process.argv[2]),  // TCP port to listen on (peerctl picks a free one)
+  bind: process.argv[3] || '127.0.0.1',  // address to listen on; never all interfaces unless asked
+  workers: Number(process.env.SOAPBENCH_NODE_WORKERS || 2),  // cluster workers; 1 = no cluster
+  wsdlFile: path.join(__dirname, '..', '..', 'wsdl', 'echo.wsdl'),  // the one contract
+  endpointPath: '/echo',  // where the service answers (and ?wsdl)
+  keepAliveTimeoutMs: 60000,  // idle keep-alive connections stay open this long (Node's default: 5 s)
+  headersTimeoutMs: 65000,  // must exceed keepAliveTimeoutMs, or Node drops reused idle sockets early
+  maxRequestBytes: 16 * 1024 * 1024,  // larger bodies get 413: node-soap itself buffers without a limit
+};
+
+function fail(message) {
+  console.error(`node-soap peer: ${message}`);
+  process.exit(2);
+}
+if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535)
+  fail(`PORT: expected 0..65535, got '${process.argv[2]}'`);
+if (!Number.isInteger(config.workers) || config.workers < 1 || config.workers > 64)
+  fail(`SOAPBENCH_NODE_WORKERS: expected 1..64, got '${process.env.SOAPBENCH_NODE_WORKERS}'`);
+
+if (config.workers > 1 && cluster.isPrimary) {
+  runPrimary();
+} else {
+  runServer();
+}
+
+// The primary only forks and replaces workers; the workers share the listening
+// socket (cluster's default round-robin hand-off on Linux). All stay in serve's
+// process group: cluster.fork does not detach, so peerctl's group kill ends them.
+function runPrimary() {
+  let restarts = 0;
+  let stopping = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < config.workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    console.error(`node-soap peer: worker ${worker.process.pid} ended (${signal || code})`);
+    // Replace a crashed worker, but do not spin if every start fails.
+    if (++restarts > 10) fail('workers keep ending; giving up');
+    fork();
+  });
+  const stop = () => {
+    stopping = true;
+    for (const id in cluster.workers) cluster.workers[id].process.kill('SIGTERM');
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+function runServer() {
+  const soap = require('soap');
+  const wsdlXml = fs.readFileSync(config.wsdlFile, 'utf8');
+  const server = http.createServer({
+    noDelay: true,  // TCP_NODELAY on every accepted socket (Node 20's default too; said here on purpose)
+    keepAlive: true,  // TCP keep-alive probes on idle connections
+  });
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.headersTimeoutMs;
+  server.maxRequestsPerSocket = 0;  // no cap on requests per persistent connection
+  // node-soap passes requests for other paths to the listeners it found: answer them.
+  server.on('request', (req, res) => {
+    res.statusCode = 404;
+    res.end();
+  });
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  const soapServer = soap.listen(server, {
+    path: config.endpointPath,
+    services: require('./echo-service').services,
+    xml: wsdlXml,
+    // One write with Content-Length instead of a chunked body and a second write.
+    enableChunkedEncoding: false,
+    suppressStack: true,
+    // Keep the text of types that node-soap would turn into lossy JS values:
+    // decimal into a double (digits lost), dateTime into a Date (microseconds
+    // lost, and written back as an empty element), float and double into a
+    // Number (INF and -INF become NaN). An echo has no use for the values.
+    customDeserializer: {
+      decimal: keepText,
+      dateTime: keepText,
+      float: keepText,
+      double: keepText,
+    },
+  });
+  // Leading and trailing spaces of a string are content, which node-soap's parser
+  // trims unless its WSDL has preserveWhitespace; soap.listen does not pass that
+  // option on, so it is set on the parsed WSDL (as listen sets attributesKey there).
+  soapServer.wsdl.options.preserveWhitespace = true;
+  // The handlers resolve QName prefixes against the request text (node-soap keeps
+  // no namespace context in the parsed object); the 'received' log hands it over.
+  soapServer.log = (type, data, req) => {
+    if (type === 'received') req.soapXml = data;
+  };
+  soapServer.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
+
+  server.listen(config.port, config.bind, () => {
+    const a = server.address();
+    console.log(`node-soap peer pid ${process.pid} listening on ${a.address}:${a.port}${config.endpointPath}`);
+  });
+  process.on('SIGTERM', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
+}
+
+function keepText(text) {
+  return text;
+}
+
+// Refuses a body over `max` bytes: by Content-Length before reading, or by
+// counting a chunked one as it arrives. Returns false when refused.
+function limitBody(req, res, max) {
+  const declared = Number(req.headers['content-length'] || 0);
+  if (declared > max) {
+    res.statusCode = 413;
+    res.setHeader('Connection', 'close');
+    return false;  // node-soap ends the response
+  }
+  let received = 0;
+  req.on('data', (chunk) => {
+    received += chunk.length;
+    if (received > max) req.socket.destroy();
+  });
+  return true;
+}
