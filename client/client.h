@@ -63,6 +63,11 @@ class EchoClient {
   // The HTTP Server header of the last response, empty if none.
   virtual std::string server_header() const = 0;
   virtual std::string_view kind() const = 0;  // "gsoap", "curl" or "raw"
+  // TCP connections opened so far. With keep-alive it stays at 1; a server that
+  // closes after each response (no keep-alive, HTTP/1.0) makes it grow with every call.
+  virtual uint64_t connections_opened() const { return 0; }
+  // "HTTP/1.1" or "HTTP/1.0" of the last response; empty when unknown.
+  virtual std::string_view http_version() const { return {}; }
 };
 
 // kind is "gsoap", "curl" or "raw". Throws std::invalid_argument on an unknown kind or

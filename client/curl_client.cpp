@@ -49,6 +49,8 @@ class CurlClient final : public EchoClient {
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "curl"; }
+  uint64_t connections_opened() const override { return connections_; }
+  std::string_view http_version() const override { return http_version_; }
 
  private:
   void configure();
@@ -56,6 +58,8 @@ class CurlClient final : public EchoClient {
   void drop_connection();
 
   ClientOptions options_;
+  uint64_t connections_ = 0;        // CURLINFO_NUM_CONNECTS summed over calls
+  std::string_view http_version_;   // of the last response
   CURL* easy_ = nullptr;
   curl_slist* headers_ = nullptr;
   char error_[CURL_ERROR_SIZE] = {};
@@ -136,6 +140,11 @@ CallResult CurlClient::call() {
   curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
   curl_easy_getinfo(easy_, CURLINFO_HEADER_SIZE, &header_size);
   curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  long connects = 0, version = 0;
+  curl_easy_getinfo(easy_, CURLINFO_NUM_CONNECTS, &connects);
+  curl_easy_getinfo(easy_, CURLINFO_HTTP_VERSION, &version);
+  connections_ += static_cast<uint64_t>(connects);
+  if (status) http_version_ = version == CURL_HTTP_VERSION_1_0 ? "HTTP/1.0" : "HTTP/1.1";
   // REQUEST_SIZE counts the request line, headers and the body curl sent;
   // HEADER_SIZE the status line and headers; the body is counted after
   // transfer decoding (chunk framing is not included).

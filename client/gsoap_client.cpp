@@ -53,6 +53,7 @@ class GsoapClient final : public EchoClient {
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "gsoap"; }
+  uint64_t connections_opened() const override { return connections_; }
 
  private:
   static GsoapClient& self(struct soap* s) { return *static_cast<GsoapClient*>(s->user); }
@@ -66,6 +67,7 @@ class GsoapClient final : public EchoClient {
   void close_connection();
 
   ClientOptions options_;
+  uint64_t connections_ = 0;  // connects that succeeded
   // The request lives in its own context so that resetting the proxy's context
   // after every call (soap_destroy/soap_end) frees the response, never the request.
   struct soap* request_ctx_;
@@ -138,6 +140,7 @@ SOAP_SOCKET GsoapClient::open_connection(struct soap* s, const char* endpoint, c
     c.connect_errno_ = s->errnum;
     return fd;
   }
+  ++c.connections_;
   // gSOAP's tcp_connect sets TCP_NODELAY as well; requests are single writes and
   // must not wait for the peer's delayed ACK, so this does not depend on its version.
   const int one = 1;

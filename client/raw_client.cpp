@@ -66,6 +66,10 @@ class RawClient final : public EchoClient {
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "raw"; }
+  uint64_t connections_opened() const override { return connections_; }
+  std::string_view http_version() const override {
+    return !head_.status ? "" : head_.minor_version == 0 ? "HTTP/1.0" : "HTTP/1.1";
+  }
 
  private:
   std::optional<CallResult> exchange();
@@ -90,6 +94,7 @@ class RawClient final : public EchoClient {
 
   int fd_ = -1;
   bool stale_ = false;  // the connection ended before any byte of the response
+  uint64_t connections_ = 0;  // connects that succeeded
   std::optional<CallResult> error_;  // set by receive()
   raw::ResponseHead head_;
   raw::ChunkedDecoder chunked_;
@@ -187,6 +192,7 @@ std::optional<CallResult> RawClient::connect_socket() {
     while (rc != 0 && errno == EINTR && ++attempts < kMaxInterruptedRetries);
     if (rc == 0) {
       fd_ = fd;
+      ++connections_;
       return std::nullopt;
     }
     const int err = errno;

@@ -52,6 +52,7 @@ const char* parse_head(std::string_view head, ResponseHead& out) {
   if (status_line.size() < 12 || !status_line.starts_with("HTTP/1.") || status_line[8] != ' ')
     return "not an HTTP/1.x status line";
   const bool http10 = status_line[7] == '0';
+  out.minor_version = http10 ? 0 : 1;
   for (size_t i = 9; i < 12; ++i) {
     if (status_line[i] < '0' || status_line[i] > '9') return "no status code in the status line";
     out.status = out.status * 10 + (status_line[i] - '0');

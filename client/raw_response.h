@@ -17,6 +17,7 @@ enum class Framing {
 
 struct ResponseHead {
   int status = 0;
+  int minor_version = 1;   // HTTP/1.x: 0 or 1
   bool keep_alive = true;  // the connection may carry another request afterwards
   Framing framing = Framing::until_close;
   uint64_t content_length = 0;  // for Framing::length

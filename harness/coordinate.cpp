@@ -241,6 +241,7 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
   checks.cores = online_cores();
   checks.same_host = plan_.same_host;
   checks.interrupted = interrupted_;
+  checks.new_connection = plan_.new_connection;
   for (const auto& r : results_) {
     if (!r) continue;
     results.push_back(*r);

@@ -74,6 +74,7 @@ struct StepChecks {
   unsigned cores = 0;           // online cores of this host
   bool same_host = true;        // server on this host: it competes for the same cores
   bool interrupted = false;
+  bool new_connection = false;  // the run asked for a TCP connection per call
   uint64_t warmup_calls = 0;    // over all workers
   uint64_t late_calls = 0;      // rate mode: calls sent more than one period behind schedule
   double max_lag_s = 0;         // rate mode: the furthest behind schedule any send was

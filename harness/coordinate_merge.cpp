@@ -54,6 +54,8 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
     if (w.measured_s > 0) step.throughput += static_cast<double>(w.ok) / w.measured_s;
     step.duration_s = std::max(step.duration_s, w.measured_s);
     step.latency.merge(w.latency);
+    step.connections += w.connections_opened;
+    if (step.http_version.empty()) step.http_version = w.http_version;
     uncorrected.merge(w.uncorrected);
     cpu_s += w.cpu_s;
     if (w.ok > 0) {  // every call of one worker carries the same payload
@@ -89,6 +91,7 @@ std::vector<std::string> all_step_warnings(const StepResult& step, const StepSer
   // client-only check is for a server elsewhere.
   const bool combined = checks.same_host && step.server_cpu_pct.has_value();
   in.client_cores = combined ? 0 : checks.cores;
+  in.new_connection = checks.new_connection;
   std::vector<std::string> w = step_warnings(step, in);
   if (combined && checks.cores > 0) {
     const double total = step.client_cpu_pct + *step.server_cpu_pct;

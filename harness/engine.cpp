@@ -76,6 +76,7 @@ void Engine::begin_measurement(Clock::time_point t) {
   measure_start_ = t;
   last_end_ = t;
   cpu_at_measure_start_ = cpu_seconds_now();
+  connections_at_measure_start_ = client_.connections_opened();
   current_ = EngineInterval{};
 }
 
@@ -147,6 +148,7 @@ void Engine::call_once(Clock::time_point scheduled, bool measured) {
   const auto sent = Clock::now();
   const CallResult r = client_.call();
   const auto end = Clock::now();
+  const uint64_t connections = client_.connections_opened();  // read here: call() runs on this thread
   std::lock_guard lock(mutex_);
   if (!r.ok && result_.first_failure.empty())
     result_.first_failure = std::string(to_string(r.kind)) + ": " + r.detail;
@@ -154,6 +156,8 @@ void Engine::call_once(Clock::time_point scheduled, bool measured) {
     ++result_.warmup_calls;
     return;
   }
+  result_.connections_opened = connections - connections_at_measure_start_;
+  if (result_.http_version.empty()) result_.http_version = client_.http_version();
   if (r.ok) {
     const double corrected = seconds(end - scheduled);
     result_.latency.record(corrected);

@@ -74,6 +74,8 @@ struct WorkerResult {
   uint64_t request_bytes = 0;    // wire bytes of the last successful call
   uint64_t response_bytes = 0;
   double cpu_s = 0;              // this process's user + system CPU during measurement
+  uint64_t connections_opened = 0;  // TCP connections the client opened while measuring
+  std::string http_version;      // of the first measured response ("HTTP/1.0", ...); may be empty
   uint64_t late_calls = 0;       // rate mode: calls sent more than one period after their slot
   double max_lag_s = 0;          // rate mode: the furthest behind schedule a send was
   bool partial = false;          // stopped before the measured phase ended
@@ -124,6 +126,7 @@ class Engine {
   Clock::time_point measure_start_{};
   Clock::time_point last_end_{};
   double cpu_at_measure_start_ = 0;
+  uint64_t connections_at_measure_start_ = 0;
   EngineInterval current_;
   std::vector<EngineInterval> closed_unsent_;  // closed intervals not yet handed to the sink
 };

@@ -110,6 +110,8 @@ json result_to_json(const WorkerResult& r) {
               {"request_bytes", r.request_bytes},
               {"response_bytes", r.response_bytes},
               {"cpu_s", r.cpu_s},
+              {"connections_opened", r.connections_opened},
+              {"http_version", r.http_version},
               {"late_calls", r.late_calls},
               {"max_lag_s", r.max_lag_s},
               {"partial", r.partial}};
@@ -132,6 +134,8 @@ WorkerResult result_from_json(const json& j) {
   r.request_bytes = field<uint64_t>(j, "request_bytes");
   r.response_bytes = field<uint64_t>(j, "response_bytes");
   r.cpu_s = field<double>(j, "cpu_s");
+  r.connections_opened = field<uint64_t>(j, "connections_opened");
+  r.http_version = field<std::string>(j, "http_version");
   r.late_calls = field<uint64_t>(j, "late_calls");
   r.max_lag_s = field<double>(j, "max_lag_s");
   r.partial = field<bool>(j, "partial");

@@ -50,6 +50,7 @@ struct WarningInputs {
   double rate_achieved_min = 0.95; // rate mode: achieved below this share of target warns
   double nagle_floor_low_ms = 35;  // median in [low, high] ms suggests Nagle +
   double nagle_floor_high_ms = 45; //   delayed ACK (the ~40 ms floor)
+  bool new_connection = false;     // the run asked for a connection per call (no note then)
 };
 
 // Warnings about what a step's numbers may really measure:
@@ -60,7 +61,9 @@ struct WarningInputs {
 //  - failed calls, with counts by kind;
 //  - no successful call at all;
 //  - rate mode: calls completed per second (successful + failed) below
-//    rate_achieved_min of target_rate.
+//    rate_achieved_min of target_rate;
+//  - the server closed the connection after most responses (each call paid a
+//    TCP connect), unless the run asked for that; the server spoke HTTP/1.0.
 std::vector<std::string> step_warnings(const StepResult& step, const WarningInputs& in);
 
 }  // namespace soapbench

@@ -199,6 +199,8 @@ void to_json(json& j, const StepResult& v) {
        {"client_cpu_pct", v.client_cpu_pct},
        {"request_bytes", v.request_bytes},
        {"response_bytes", v.response_bytes},
+       {"connections", v.connections},
+       {"http_version", v.http_version},
        {"intervals", v.intervals},
        {"warnings", v.warnings}};
 }
@@ -223,6 +225,9 @@ void from_json(const json& j, StepResult& v) {
   get(j, "client_cpu_pct", v.client_cpu_pct);
   get(j, "request_bytes", v.request_bytes);
   get(j, "response_bytes", v.response_bytes);
+  // Added within schema 1: optional, so that earlier files still read.
+  if (j.contains("connections")) get(j, "connections", v.connections);
+  if (j.contains("http_version")) get(j, "http_version", v.http_version);
   get(j, "intervals", v.intervals);
   get(j, "warnings", v.warnings);
 }

@@ -138,12 +138,14 @@ TEST_P(FakeServerTest, KeepAliveUsesOneConnectionAndNewConnectionOnePerCall) {
   auto kept = client(keep.url(), Operation::echo_string);
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(kept->call().ok);
   EXPECT_EQ(keep.accepted(), 1);
+  EXPECT_EQ(kept->connections_opened(), 1u);
 
   FakeServer fresh(http_response("200 OK", string_echo_body()));
   auto each = client(fresh.url(), Operation::echo_string, 5, true);
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(each->call().ok);
   EXPECT_EQ(fresh.requests(), 3);
   EXPECT_EQ(fresh.accepted(), 3);
+  EXPECT_EQ(each->connections_opened(), 3u);
 }
 
 TEST_P(FakeServerTest, FailureClosesTheConnection) {
@@ -164,6 +166,11 @@ TEST_P(FakeServerTest, ServerThatClosesAfterEachResponseIsFollowed) {
     EXPECT_TRUE(r.ok) << to_string(r.kind) << ": " << r.detail;
   }
   EXPECT_EQ(old.accepted(), 2);
+  EXPECT_EQ(c->connections_opened(), 2u);
+  // gSOAP does not tell the response's version; the other two do.
+  if (GetParam() != std::string("gsoap")) {
+    EXPECT_EQ(c->http_version(), "HTTP/1.0");
+  }
 
   FakeServer closing(http_response("200 OK", string_echo_body(), "Connection: close\r\n"),
                      Behaviour::respond_and_close);
@@ -173,6 +180,10 @@ TEST_P(FakeServerTest, ServerThatClosesAfterEachResponseIsFollowed) {
     EXPECT_TRUE(r.ok) << to_string(r.kind) << ": " << r.detail;
   }
   EXPECT_EQ(closing.accepted(), 2);
+  EXPECT_EQ(d->connections_opened(), 2u);
+  if (GetParam() != std::string("gsoap")) {
+    EXPECT_EQ(d->http_version(), "HTTP/1.1");
+  }
 }
 
 TEST_P(FakeServerTest, ChunkedResponseIsDecoded) {

@@ -34,6 +34,10 @@ class ScriptedClient : public EchoClient {
   WireBytes last_wire_bytes() const override { return {1000, 900}; }
   std::string server_header() const override { return "scripted"; }
   std::string_view kind() const override { return "scripted"; }
+  // As a server that keeps the connection (one connect) or closes it after each response.
+  bool reconnect_each_call = false;
+  uint64_t connections_opened() const override { return reconnect_each_call ? calls : calls > 0; }
+  std::string_view http_version() const override { return reconnect_each_call ? "HTTP/1.0" : "HTTP/1.1"; }
 };
 
 CallResult fail(FailureKind kind) { return CallResult{false, kind, "scripted failure"}; }
@@ -66,6 +70,26 @@ TEST(Engine, RequestsModeMakesExactlyThatManyMeasuredCalls) {
   EXPECT_EQ(r.intervals[0].ok, 25u);
   EXPECT_EQ(r.intervals[0].latency.count(), 25u);
   EXPECT_GE(r.measured_s, 0.0);
+}
+
+TEST(Engine, ConnectionsOpenedWhileMeasuringAndTheHttpVersionAreRecorded) {
+  ScriptedClient kept;
+  Engine a(counted_plan(25), kept);
+  std::atomic<bool> stop{false};
+  a.run(stop);
+  EXPECT_EQ(a.result().connections_opened, 1u);
+  EXPECT_EQ(a.result().http_version, "HTTP/1.1");
+
+  ScriptedClient closing;
+  closing.reconnect_each_call = true;
+  WorkerPlan plan = counted_plan(25);
+  plan.warmup_s = 0.05;  // warm-up connects are not counted
+  Engine b(plan, closing);
+  b.run(stop);
+  const WorkerResult r = b.result();
+  EXPECT_GT(r.warmup_calls, 0u);
+  EXPECT_EQ(r.connections_opened, 25u);
+  EXPECT_EQ(r.http_version, "HTTP/1.0");
 }
 
 TEST(Engine, FailuresAreCountedByKindAndKeptOutOfTheLatencyHistogram) {
@@ -225,6 +249,8 @@ TEST(EngineJson, ResultRoundTrips) {
   r.cpu_s = 0.75;
   r.late_calls = 6;
   r.max_lag_s = 0.125;
+  r.connections_opened = 9;
+  r.http_version = "HTTP/1.0";
   r.partial = true;
   const WorkerResult q = result_from_json(nlohmann::json::parse(result_to_json(r).dump()));
   EXPECT_EQ(q.latency, r.latency);
@@ -244,6 +270,8 @@ TEST(EngineJson, ResultRoundTrips) {
   EXPECT_EQ(q.cpu_s, 0.75);
   EXPECT_EQ(q.late_calls, 6u);
   EXPECT_EQ(q.max_lag_s, 0.125);
+  EXPECT_EQ(q.connections_opened, 9u);
+  EXPECT_EQ(q.http_version, "HTTP/1.0");
   EXPECT_TRUE(q.partial);
 }
 

@@ -221,6 +221,26 @@ TEST(StepWarnings, NagleFloor) {
   EXPECT_TRUE(step_warnings(s, {}).empty());  // 10 ms: off the floor
 }
 
+TEST(StepWarnings, ServerThatClosesEveryConnectionOrSpeaksHttp10) {
+  StepResult s = healthy();
+  s.connections = 2;  // one per client: keep-alive worked
+  s.http_version = "HTTP/1.1";
+  EXPECT_TRUE(step_warnings(s, {}).empty());
+  s.connections = 20000;  // one per call
+  s.http_version = "HTTP/1.0";
+  EXPECT_EQ(step_warnings(s, {}),
+            (std::vector<std::string>{
+                "the server answers HTTP/1.0",
+                "the server closed the connection after most responses (20000 connections for 20000 "
+                "calls): each call paid a TCP connect, which these numbers include"}));
+  // Asked for by the run (--new-connection): the version is still news, the connects are not.
+  EXPECT_EQ(step_warnings(s, {.new_connection = true}),
+            (std::vector<std::string>{"the server answers HTTP/1.0"}));
+  s.connections = 5000;  // a quarter of the calls: some reconnects, not a closing server
+  s.http_version.clear();
+  EXPECT_TRUE(step_warnings(s, {}).empty());
+}
+
 TEST(StepWarnings, RateNotReached) {
   StepResult s = healthy();
   s.target_rate = 1000;

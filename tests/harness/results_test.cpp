@@ -93,6 +93,18 @@ TEST(ResultsJson, LayoutOfAStep) {
   EXPECT_TRUE(j.at("operations").at(0).at("steps").at(0).at("uncorrected").is_null());
 }
 
+TEST(ResultsJson, StepsWrittenBeforeConnectionsWereRecordedStillRead) {
+  nlohmann::json j = sample_record();
+  nlohmann::json& step = j.at("operations").at(0).at("steps").at(0);
+  EXPECT_EQ(step.at("connections"), 3);
+  EXPECT_EQ(step.at("http_version"), "HTTP/1.1");
+  step.erase("connections");
+  step.erase("http_version");
+  const RunRecord r = j.get<RunRecord>();
+  EXPECT_EQ(r.operations.at(0).steps.at(0).connections, 0u);
+  EXPECT_EQ(r.operations.at(0).steps.at(0).http_version, "");
+}
+
 TEST(ResultsJson, ErrorsNameTheFieldPath) {
   const auto error_of = [](const nlohmann::json& j) {
     try {
