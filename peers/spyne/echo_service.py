@@ -37,27 +37,20 @@ def required(cls):
     return cls.customize(min_occurs=1, max_occurs=1, nillable=False)
 
 
-def full_range(base, lowest, highest):
-    """base (a Spyne bounded integer) accepting its whole range.
+def full_range(base, highest):
+    """base (a Spyne unsigned integer type) accepting its largest value.
 
-    Spyne 2.14's soft validation rejects values the schema allows: an
-    unsigned type's largest value (255 as unsignedByte, 2^64-1 as
-    unsignedLong: it checks value < max), and a signed type's most negative
-    one (-128 as byte, -32768 as short: the text-length limit leaves no room
-    for the minus sign). Same schema type, correct bounds."""
+    Spyne 2.14's soft validation checks an unsigned type's upper bound with
+    `value < max`, so it rejects 255 as unsignedByte and 2^64-1 as
+    unsignedLong. Same schema type, correct bound."""
     class FullRange(base):
         __type_name__ = base.__type_name__
         __namespace__ = XSD
 
-        class Attributes(base.Attributes):
-            # Room for a sign and leading zeros, which the lexical space
-            # allows; the value check below is what bounds the number.
-            max_str_len = 32
-
         @staticmethod
         def validate_native(cls, value):
             return Integer.validate_native(cls, value) and (
-                value is None or lowest <= value <= highest)
+                value is None or 0 <= value <= highest)
 
     return FullRange
 
@@ -79,10 +72,8 @@ def with_specials(base):
 
 XsdFloat = with_specials(Float)
 XsdDouble = with_specials(Double)
-XsdByte = full_range(Byte, -2**7, 2**7 - 1)
-XsdShort = full_range(Short, -2**15, 2**15 - 1)
-XsdUnsignedByte = full_range(UnsignedByte, 0, 2**8 - 1)
-XsdUnsignedLong = full_range(UnsignedLong, 0, 2**64 - 1)
+XsdUnsignedByte = full_range(UnsignedByte, 2**8 - 1)
+XsdUnsignedLong = full_range(UnsignedLong, 2**64 - 1)
 
 
 class XsdString(Unicode):
@@ -130,9 +121,9 @@ class NestedStruct(ComplexModel):
     # A list, not class attributes: the sequence order is the WSDL's.
     _type_info = [
         ('varFloat', required(XsdFloat)),
-        ('varShort', required(XsdShort)),
+        ('varShort', required(Short)),
         ('varString', required(XsdString)),
-        ('varByte', required(XsdByte)),
+        ('varByte', required(Byte)),
         ('varDecimal', required(Decimal)),
         ('varDouble', required(XsdDouble)),
         ('varDateTime', required(DateTime)),
