@@ -27,14 +27,15 @@ const config = {
   maxRequestBytes: 16 * 1024 * 1024,  // larger bodies get 413: node-soap itself buffers without a limit
 };
 
-function fail(message) {
+// Exit 2 for a bad argument, 1 when the server cannot run.
+function fail(message, status = 1) {
   console.error(`node-soap peer: ${message}`);
-  process.exit(2);
+  process.exit(status);
 }
 if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535)
-  fail(`PORT: expected 0..65535, got '${process.argv[2]}'`);
+  fail(`PORT: expected 0..65535, got '${process.argv[2]}'`, 2);
 if (!Number.isInteger(config.workers) || config.workers < 1 || config.workers > 64)
-  fail(`SOAPBENCH_NODE_WORKERS: expected 1..64, got '${process.env.SOAPBENCH_NODE_WORKERS}'`);
+  fail(`SOAPBENCH_NODE_WORKERS: expected 1..64, got '${process.env.SOAPBENCH_NODE_WORKERS}'`, 2);
 
 if (config.workers > 1 && cluster.isPrimary) {
   runPrimary();
@@ -48,14 +49,17 @@ if (config.workers > 1 && cluster.isPrimary) {
 function runPrimary() {
   let restarts = 0;
   let stopping = false;
-  const fork = () => cluster.fork();
-  for (let i = 0; i < config.workers; i++) fork();
+  const listening = new Set();  // workers that have bound the port
+  for (let i = 0; i < config.workers; i++) cluster.fork();
+  cluster.on('listening', (worker) => listening.add(worker.id));
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    console.error(`node-soap peer: worker ${worker.process.pid} ended (${signal || code})`);
-    // Replace a crashed worker, but do not spin if every start fails.
+    // A worker that never listened cannot (port taken, bad WSDL): its
+    // replacement could not either, so stop rather than retry.
+    if (!listening.has(worker.id)) fail(`worker ${worker.process.pid} ended before listening (${signal || code})`);
+    console.error(`node-soap peer: worker ${worker.process.pid} ended (${signal || code}); starting another`);
     if (++restarts > 10) fail('workers keep ending; giving up');
-    fork();
+    cluster.fork();
   });
   const stop = () => {
     stopping = true;
@@ -115,6 +119,7 @@ function runServer() {
   };
   soapServer.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
 
+  server.on('error', (err) => fail(`cannot listen on ${config.bind}:${config.port}: ${err.message}`));
   server.listen(config.port, config.bind, () => {
     const a = server.address();
     console.log(`node-soap peer pid ${process.pid} listening on ${a.address}:${a.port}${config.endpointPath}`);
