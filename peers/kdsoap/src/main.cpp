@@ -16,7 +16,7 @@ namespace {
 struct Config {
   std::string bind = "127.0.0.1";  // address to listen on; never all interfaces unless asked
   unsigned port = 0;               // TCP port; 0 lets the kernel pick one (printed on start)
-  unsigned threads = 2;            // KDSoapThreadPool threads, each an event loop over many sockets
+  unsigned threads = 4;            // KDSoapThreadPool threads, each an event loop over many sockets
   bool no_delay = true;            // TCP_NODELAY on accepted sockets
   bool restore_lossy = true;       // echoStruct: put back the request's text where KDSoap's types lose it
   std::string wsdl;                // WSDL file served at GET /echo?wsdl; empty for none
@@ -80,7 +80,12 @@ int main(int argc, char** argv) {
               << server.errorString().toStdString() << "\n";
     return 1;
   }
-  std::cout << "kdsoap-echo-server: listening on " << server.endPoint().toStdString() << " with "
+  // KDSoapServer::endPoint() writes an IPv6 address without brackets.
+  const QString host = address.protocol() == QAbstractSocket::IPv6Protocol
+                           ? QLatin1Char('[') + address.toString() + QLatin1Char(']')
+                           : address.toString();
+  std::cout << "kdsoap-echo-server: listening on http://" << host.toStdString() << ":" << server.serverPort()
+            << server.path().toStdString() << " with "
             << config.threads << " threads, TCP_NODELAY " << (config.no_delay ? "on" : "off")
             << ", lossy fields restored " << (config.restore_lossy ? "on" : "off") << std::endl;
   return app.exec();
