@@ -15,7 +15,8 @@ class EchoObject : public EchoServiceServerBase {
   explicit EchoObject(bool restore_lossy_fields) : restore_lossy_fields_(restore_lossy_fields) {}
   // The generated dispatch; then, for echoStruct, copies the request's text of
   // each field whose generated C++ type cannot hold the value into the response
-  // (README.md, "What KDSoap loses", lists the fields and why).
+  // (README.md, "What KDSoap loses", lists the fields and why), and keeps an
+  // empty response from being taken for none.
   void processRequest(const KDSoapMessage& request, KDSoapMessage& response,
                       const QByteArray& soap_action) override;
   TNS__EchoStringResponse echoString(const TNS__EchoString& parameters) override;
@@ -25,6 +26,10 @@ class EchoObject : public EchoServiceServerBase {
  private:
   bool restore_lossy_fields_;  // put back the request's text where KDSoap's types lose the value
 };
+
+// KDSoapMessage::isNull() (private): true when KDSoapServerSocket sends a 204
+// with no body instead of the message.
+bool taken_for_no_response(const KDSoapMessage& message);
 
 class EchoServer : public KDSoapServer {
   Q_OBJECT

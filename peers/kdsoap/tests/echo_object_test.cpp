@@ -48,9 +48,7 @@ KDSoapValue item(int i) {
   return v;
 }
 
-// The text of every leaf element of the written response, item by item:
-// "varStruct/varByte" -> "-128" for item 0 at index 0.
-std::vector<std::map<std::string, std::string>> echo(bool restore, int items) {
+KDSoapMessage echo_struct(bool restore, int items) {
   KDSoapValueList children;
   for (int i = 0; i < items; ++i) children << item(i);
   KDSoapMessage request;
@@ -60,6 +58,13 @@ std::vector<std::map<std::string, std::string>> echo(bool restore, int items) {
   object.processRequest(request, response, "urn:soapbench:echo:1#echoStruct");
   EXPECT_FALSE(object.hasFault());
   EXPECT_EQ(response.name(), QStringLiteral("echoStructResponse"));
+  return response;
+}
+
+// The text of every leaf element of the written response, item by item:
+// "varStruct/varByte" -> "-128" for item 0 at index 0.
+std::vector<std::map<std::string, std::string>> echo(bool restore, int items) {
+  const KDSoapMessage response = echo_struct(restore, items);
 
   std::vector<std::map<std::string, std::string>> out;
   QXmlStreamReader xml(response.toXml());
@@ -93,6 +98,15 @@ TEST(EchoObject, RestoredFieldsComeBackAsSent) {
   }
   EXPECT_EQ(items[0].at("varStruct/varDateTime"), "2006-11-29T12:34:56.789012Z");
   EXPECT_EQ(items[1].at("varStruct/varDateTime"), "2006-11-29T12:34:57.789012+05:30");
+}
+
+TEST(EchoObject, ZeroItemsStillGetAnEchoStructResponse) {
+  // KDSoapServerSocket answers 204 without a body when the message isNull().
+  const KDSoapMessage response = echo_struct(true, 0);
+  EXPECT_FALSE(taken_for_no_response(response));
+  EXPECT_TRUE(response.childValues().isEmpty());
+  EXPECT_TRUE(response.toXml().contains("echoStructResponse"));
+  EXPECT_TRUE(echo(true, 0).empty());
 }
 
 TEST(EchoObject, FieldsKDSoapTypesKeepAreTheirs) {
