@@ -14,6 +14,7 @@ namespace soapbench {
 
 struct RunConfig {
   std::string url;               // endpoint; empty = start the embedded soapbench-server
+  std::string stack;             // --stack: start this stack (harness/stacks.h) instead; "" = none
   std::vector<Operation> operations{Operation::echo_string, Operation::echo_struct};  // --op, in order
   std::vector<unsigned> clients{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // --clients: one step per count
   double duration_s = 10;        // --duration: measured time per step
@@ -34,7 +35,8 @@ struct RunConfig {
 };
 
 struct CheckConfig {
-  std::string url;                    // --url (required)
+  std::string url;                    // --url, or
+  std::string stack;                  // --stack: start this stack, check it, stop it
   std::string client_kind = "raw";    // --client: raw, gsoap or curl
   double timeout_s = 5;               // --timeout per call
 };
@@ -48,7 +50,12 @@ struct PlotConfig {
   std::string out_dir = "plots";   // -o/--out: where charts go
 };
 
-enum class Command { none, run, check, compare, plot, worker };
+struct CompareStacksConfig {
+  RunConfig run;                    // the ramp every stack gets (label and stack set per stack)
+  std::vector<std::string> stacks;  // --stacks; empty = every stack of `soapbench stacks`
+};
+
+enum class Command { none, run, check, compare, plot, worker, stacks, compare_stacks };
 
 struct ParsedCommandLine {
   Command command = Command::none;
@@ -57,6 +64,7 @@ struct ParsedCommandLine {
   CheckConfig check;
   CompareConfig compare;
   PlotConfig plot;
+  CompareStacksConfig compare_stacks;
 };
 
 // A usage error; what() names the flag(s), e.g. "--server-mode: only for the
@@ -73,11 +81,21 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
 // `check`: between flags, and URLs as the clients accept them. Throw UsageError.
 void validate_run(const RunConfig& config);
 void validate_check(const CheckConfig& config);
+// --stack NAME must be "gsoap" or a peer of peers/stacks.txt.
+void validate_stack_name(const std::string& name);
+// "a,b" -> {"a", "b"}, each validated; "" -> {} (all).
+std::vector<std::string> parse_stack_list(const std::string& text);
 
 // The subcommands; each returns the process exit code.
 int run_command(const RunConfig& config, std::ostream& out, std::ostream& err);
 int check_command(const CheckConfig& config, std::ostream& out, std::ostream& err);
 int compare_command(const CompareConfig& config, std::ostream& out, std::ostream& err);
 int plot_command(const PlotConfig& config, std::ostream& out, std::ostream& err);
+int stacks_command(std::ostream& out, std::ostream& err);
+int compare_stacks_command(const CompareStacksConfig& config, std::ostream& out, std::ostream& err);
+
+// `run`'s work, also for compare-stacks: the results file's path when one was
+// written ("" otherwise) goes to *written.
+int run_command(const RunConfig& config, std::ostream& out, std::ostream& err, std::string* written);
 
 }  // namespace soapbench

@@ -1,6 +1,7 @@
 // `soapbench check`, `compare` and `plot`: thin layers over client/check.h,
 // report.h and plot.h that turn failures into messages and exit codes.
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <set>
 
@@ -9,6 +10,8 @@
 #include "plot.h"
 #include "report.h"
 #include "results.h"
+#include "server_process.h"
+#include "stacks.h"
 
 namespace soapbench {
 
@@ -48,7 +51,22 @@ std::vector<std::string> distinct_labels(const std::vector<RunRecord>& runs,
 
 int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
   try {
-    const CheckReport report = check_endpoint(c.url, c.client_kind, c.timeout_s);
+    std::string url = c.url;
+    std::unique_ptr<PeerProcess> peer;
+    std::unique_ptr<ServerProcess> server;
+    if (c.stack == kEmbeddedStack) {
+      server = std::make_unique<ServerProcess>(executable_dir() + "/soapbench-server", "per-connection");
+      url = server->url();
+    } else if (!c.stack.empty()) {
+      const StackStatus status = probe_stack(peers_dir(), c.stack);
+      if (!status.installed)
+        throw std::runtime_error("stack " + c.stack + " is not installed: " + status.reason +
+                                 " (run peers/" + c.stack + "/install)");
+      out << c.stack << ": " << status.version << "\n";
+      peer = std::make_unique<PeerProcess>(peers_dir(), c.stack);
+      url = peer->url();
+    }
+    const CheckReport report = check_endpoint(url, c.client_kind, c.timeout_s);
     print_check_report(out, report);
     return report.ok() ? 0 : 1;
   } catch (const std::exception& e) {

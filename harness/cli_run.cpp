@@ -12,6 +12,7 @@
 #include "coordinate.h"
 #include "report.h"
 #include "server_process.h"
+#include "stacks.h"
 
 namespace soapbench {
 
@@ -27,6 +28,7 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
   nlohmann::json ops = nlohmann::json::array();
   for (auto op : c.operations) ops.push_back(std::string(to_string(op)));
   return {{"url", c.url.empty() ? "(embedded)" : c.url},
+          {"stack", c.stack},
           {"operations", ops},
           {"clients", c.clients},
           {"duration_s", c.requests > 0 ? 0.0 : c.duration_s},
@@ -41,7 +43,7 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
           {"string_length", c.payload.string_length},
           {"items", c.payload.items},
           {"binary_bytes", c.payload.binary_bytes},
-          {"server_mode", c.url.empty() ? c.server_mode : ""}};
+          {"server_mode", c.url.empty() && (c.stack.empty() || c.stack == kEmbeddedStack) ? c.server_mode : ""}};
 }
 
 // One call per operation before the ramp. Only an endpoint that cannot be
@@ -65,12 +67,17 @@ std::string probe(const RunConfig& c, const std::string& url, std::ostream& out)
 }  // namespace
 
 int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
+  return run_command(c, out, err, nullptr);
+}
+
+int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::string* written) {
+  if (written) written->clear();
   InterruptWatch interrupt;
   RunRecord record;
   record.context = collect_machine_context();
   record.context.command_line = c.command_line;
   record.context.client_kind = c.client_kind;
-  record.context.label = c.label;
+  record.context.label = c.label.empty() ? c.stack : c.label;
 
   RampPlan plan;
   plan.operations = c.operations;
@@ -89,10 +96,24 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
   record.context.options = options_json(c, plan);
 
   std::unique_ptr<ServerProcess> server;
+  std::unique_ptr<PeerProcess> peer;
+  std::string peer_version;
   RampOutcome outcome;
   try {
     plan.worker_program = executable_path();
     plan.url = c.url;
+    if (!c.stack.empty() && c.stack != kEmbeddedStack) {
+      const StackStatus status = probe_stack(peers_dir(), c.stack);
+      if (!status.installed)
+        throw std::runtime_error("stack " + c.stack + " is not installed: " + status.reason +
+                                 " (run peers/" + c.stack + "/install)");
+      peer_version = status.version;
+      out << "starting " << c.stack << " (" << peer_version << ")\n";
+      out.flush();
+      peer = std::make_unique<PeerProcess>(peers_dir(), c.stack);
+      plan.url = peer->url();
+      out << "peer " << c.stack << " answers at " << plan.url << "\n";
+    }
     if (plan.url.empty()) {
       const std::string program = executable_dir() + "/soapbench-server";
       if (access(program.c_str(), X_OK) != 0)
@@ -101,7 +122,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
       plan.url = server->url();
       out << "embedded " << server->first_line() << "\n";
     }
-    plan.same_host = server != nullptr || is_loopback(plan.url);
+    plan.same_host = server != nullptr || peer != nullptr || is_loopback(plan.url);
     record.context.url = plan.url;
 
     const std::string server_header = probe(c, plan.url, out);
@@ -111,6 +132,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
     } else {
       record.context.stack_label = server_header;
     }
+    if (peer) record.context.stack_label = peer_version;
     out << fmt::format("soapbench run: {} with the {} client{}\n", plan.url, c.client_kind,
                        record.context.stack_label.empty() ? "" : ", server " + record.context.stack_label);
     out.flush();
@@ -120,6 +142,8 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
   }
   if (interrupt.interrupted()) outcome.interrupted = true;
   if (server) server->stop();
+  if (peer)
+    if (const std::string problem = peer->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
   record.operations = outcome.operations;
   record.partial = outcome.interrupted || !outcome.error.empty();
 
@@ -135,7 +159,9 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
   if (outcome.interrupted) code = 128 + (interrupt.signal_number() ? interrupt.signal_number() : 2);
   if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
   try {
-    out << write_results(record, c.out_dir).string() << "\n";
+    const std::string path = write_results(record, c.out_dir).string();
+    out << path << "\n";
+    if (written) *written = path;
   } catch (const std::exception& e) {
     err << "soapbench run: " << e.what() << "\n";
     return 1;

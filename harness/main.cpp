@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
     case Command::check: return check_command(p.check, std::cout, std::cerr);
     case Command::compare: return compare_command(p.compare, std::cout, std::cerr);
     case Command::plot: return plot_command(p.plot, std::cout, std::cerr);
+    case Command::stacks: return stacks_command(std::cout, std::cerr);
+    case Command::compare_stacks: return compare_stacks_command(p.compare_stacks, std::cout, std::cerr);
     case Command::worker: return run_worker(STDIN_FILENO, STDOUT_FILENO);
     case Command::none: break;
   }

@@ -62,8 +62,8 @@ struct StepResult {
   double client_cpu_pct = 0;
   double request_bytes = 0;   // mean bytes per call sent, HTTP headers included
   double response_bytes = 0;  // mean bytes per call received, HTTP headers included
-  // TCP connections the clients opened while measuring: about `clients` with
-  // keep-alive, about one per call when the server closes after each response.
+  // TCP connections the clients opened while measuring: none with keep-alive
+  // (warm-up opened them), about one per call when the server closes after each response.
   // Absent in files written before it was recorded (read as 0).
   uint64_t connections = 0;
   std::string http_version;   // of the responses, e.g. "HTTP/1.0"; empty when unknown
