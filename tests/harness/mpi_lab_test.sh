@@ -94,7 +94,8 @@ netns head env TMPDIR="$WORK" timeout 60 mpirun --allow-run-as-root --oversubscr
   --mca plm_rsh_agent "$WORK/agent" --mca oob_tcp_if_include "$NET.0/24" \
   --mca btl_tcp_if_include "$NET.0/24" --mca btl tcp,vader,self \
   "$BIN/soapbench-mpi" run --url "http://$SERVER:8080/echo" --op echoString --clients 1,3 \
-  --duration 1s --warmup 0 --interval 500ms --label lab --out "$WORK/results" >"$WORK/out.txt" 2>&1
+  --duration 1s --warmup 0 --interval 500ms --label lab --out "$WORK/results" >"$WORK/out.txt" 2>&1 &
+wait $!  # in the background, so that a signal to this script runs the cleanup at once
 rc=$?
 set -e
 cat "$WORK/out.txt"
