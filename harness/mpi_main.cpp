@@ -4,7 +4,10 @@
 //   mpirun -np N --hostfile HOSTS soapbench-mpi run --url URL [run options]
 // Every rank is one client; rank 0 also coordinates, prints and writes the
 // results file. --clients counts clients over the whole job.
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <iostream>
 #include <sstream>
@@ -20,6 +23,27 @@
 using namespace soapbench;
 
 namespace {
+
+// Set by SIGINT, SIGTERM, SIGHUP or SIGUSR1 on any rank: its client stops and
+// the ramp ends after the step, with what was measured. mpirun forwards
+// SIGUSR1 to every rank; on Ctrl-C it sends them SIGTERM and, a second later
+// (odls_base_sigkill_timeout), SIGKILL.
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_stop_signal{0};
+
+void on_stop_signal(int sig) {
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, sig);
+  g_stop = true;
+}
+
+void catch_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaction(sig, &action, nullptr);
+}
 
 // The rules of a run across ranks, beyond validate_run's. Throws UsageError.
 void validate_mpi_run(const ParsedCommandLine& p, int ranks) {
@@ -85,10 +109,10 @@ int run(int argc, char** argv) {
       probe_error = e.what();
     }
   }
-  RampOutcome outcome = run_mpi_ramp(plan, job, probe_error.empty(), out);
+  RampOutcome outcome = run_mpi_ramp(plan, job, probe_error.empty(), g_stop, out);
   if (!job.root()) return 0;
   if (!probe_error.empty()) outcome.error = probe_error;
-  return finish_run(c, record, outcome, 0, out, err);
+  return finish_run(c, record, outcome, g_stop_signal, out, err);
 }
 
 }  // namespace
@@ -101,6 +125,7 @@ int main(int argc, char** argv) {
     std::cerr << "soapbench-mpi: " << e.what() << "\n";
     return 1;
   }
+  catch_stop_signals();
   const int code = run(argc, argv);
   mpi_finalize();
   return code;

@@ -52,8 +52,8 @@ struct ClientSetupError : std::runtime_error {
 class MpiStep {
  public:
   MpiStep(const RampPlan& plan, const MpiJob& job, Operation op, unsigned clients, double warmup_s,
-          std::ostream& out)
-      : plan_(plan), job_(job), op_(op), clients_(clients), warmup_s_(warmup_s), out_(out),
+          const std::atomic<bool>& stop, std::ostream& out)
+      : plan_(plan), job_(job), op_(op), clients_(clients), warmup_s_(warmup_s), stop_(stop), out_(out),
         active_(spread_clients(job.host_of, clients)) {
     const auto me = std::find(active_.begin(), active_.end(), job.rank);
     if (me != active_.end()) my_client_ = static_cast<unsigned>(me - active_.begin());
@@ -62,6 +62,8 @@ class MpiStep {
   // Collective. Rank 0 returns the step; the others nullopt. Throws (at rank 0
   // only) ClientSetupError when a rank could not build its client.
   std::optional<StepResult> run();
+  // At rank 0 after run(): a client was stopped early; the step is partial.
+  bool interrupted() const { return interrupted_; }
 
  private:
   WorkerPlan worker_plan() const;
@@ -76,6 +78,7 @@ class MpiStep {
   const Operation op_;
   const unsigned clients_;
   const double warmup_s_;
+  const std::atomic<bool>& stop_;
   std::ostream& out_;
   const std::vector<int> active_;       // the ranks running a client, in client order
   std::optional<unsigned> my_client_;   // this rank's client index, if it runs one
@@ -88,6 +91,7 @@ class MpiStep {
   unsigned next_live_ = 0;
   bool header_printed_ = false;
   StepServerView server_;
+  bool interrupted_ = false;
   std::mutex local_mutex_;
   std::vector<EngineInterval> local_intervals_;  // rank 0's own, from its engine thread
 };
@@ -161,11 +165,11 @@ void MpiStep::measure_at_root(Engine* engine) {
     done_[r] = false;
     heard_[r] = measure_start;
   }
-  std::atomic<bool> stop{false}, local_finished{false};
+  std::atomic<bool> local_finished{false};
   std::thread local;
   if (engine)
     local = std::thread([&] {
-      engine->run(stop);
+      engine->run(stop_);
       local_finished = true;
     });
   bool stats_due = server_.before_step.has_value();
@@ -182,6 +186,7 @@ void MpiStep::measure_at_root(Engine* engine) {
       local_intervals_.clear();
     }
     if (engine && local_finished) done_[0] = true;
+    if (stop_) interrupted_ = true;  // every client ends early: it got the signal too, or will report partial
     const auto now = Clock::now();
     heard_[0] = now;  // rank 0's own engine cannot fall silent unnoticed: its calls time out
     if (stats_due && now >= measure_start) {
@@ -242,8 +247,7 @@ std::optional<StepResult> MpiStep::run() {
   if (job_.root()) {
     measure_at_root(engine ? &*engine : nullptr);
   } else if (engine) {
-    const std::atomic<bool> never{false};
-    engine->run(never);
+    engine->run(stop_);
     send_to_root(MpiTag::done, "");
   }
 
@@ -254,12 +258,14 @@ std::optional<StepResult> MpiStep::run() {
 
   StepEnd end;
   end.server = server_;
+  end.interrupted = interrupted_;
   for (const int r : active_) {
     if (all[static_cast<size_t>(r)].empty()) {
       end.problems.push_back(where(r) + " gave no result");
       continue;
     }
     end.results.push_back(result_from_json(nlohmann::json::parse(all[static_cast<size_t>(r)])));
+    if (end.results.back().partial) end.interrupted = interrupted_ = true;
     end.host_of.push_back(job_.host_of[static_cast<size_t>(r)]);
     end.cores_of.push_back(job_.cores_of[static_cast<size_t>(r)]);
   }
@@ -268,18 +274,21 @@ std::optional<StepResult> MpiStep::run() {
 
 }  // namespace
 
-RampOutcome run_mpi_ramp(const RampPlan& plan, const MpiJob& job, bool go, std::ostream& out) {
+RampOutcome run_mpi_ramp(const RampPlan& plan, const MpiJob& job, bool go, const std::atomic<bool>& stop,
+                         std::ostream& out) {
   RampOutcome outcome;
   bool first = true;
   for (const Operation op : plan.operations) {
     OperationResult result{std::string(to_string(op)), {}};
     for (const unsigned clients : plan.clients) {
-      // Rank 0 alone knows whether the last step failed: it tells the others.
-      if (!broadcast_int(go && outcome.error.empty() ? 1 : 0)) break;
-      MpiStep step(plan, job, op, clients, first ? plan.first_warmup_s : plan.warmup_s, out);
+      // Rank 0 alone knows whether the last step failed or was cut short: it tells the others.
+      if (job.root() && stop) outcome.interrupted = true;
+      if (!broadcast_int(go && outcome.error.empty() && !outcome.interrupted ? 1 : 0)) break;
+      MpiStep step(plan, job, op, clients, first ? plan.first_warmup_s : plan.warmup_s, stop, out);
       first = false;
       try {
         if (auto s = step.run()) result.steps.push_back(std::move(*s));
+        if (step.interrupted()) outcome.interrupted = true;
       } catch (const ClientSetupError& e) {
         outcome.error = e.what();
       } catch (const std::exception& e) {

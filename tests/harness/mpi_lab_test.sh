@@ -7,7 +7,8 @@
 #   `ip netns exec HOST` where a real lab would use ssh.
 # A two-step ramp (1 then 3 clients) without warm-up; then the server's /stats
 # must have counted exactly the results file's calls plus the probe, and the
-# per-host breakdown must show the clients spread over both hosts.
+# per-host breakdown must show the clients spread over both hosts. Then a run
+# stopped early with SIGUSR1 must keep its partial step, counted as exactly.
 # Traffic stays in the namespaces made here: a blackhole route for the lab
 # subnet is added in the root namespace first, nothing runs there against a
 # lab address, and everything is removed on exit, failed or not.
@@ -53,6 +54,7 @@ done
 [ -n "$NET" ] || fail "no free 10.250.N.0/24 subnet for the lab"
 
 netns() { ip netns exec "$ID-$1" "${@:2}"; }
+exec_ns() { exec ip netns exec "$ID-$1" "${@:2}"; }  # in a subshell: $! is then the command's pid
 make_ns() { ip netns add "$ID-$1"; NAMESPACES+=("$ID-$1"); netns "$1" ip link set lo up; }
 
 make_ns sw
@@ -87,15 +89,23 @@ AGENT
 chmod +x "$WORK/agent"
 printf '%s slots=2\n%s slots=2\n' "$ID-h1" "$ID-h2" >"$WORK/hosts"
 
+# mpi_run OUT ARGS...: soapbench-mpi on 4 ranks over h1 and h2, output to OUT,
+# in the background (so that a signal to this script cleans up at once);
+# sets RUN to its `timeout`, whose child is mpirun.
+mpi_run() {
+  local out=$1; shift
+  # Its own session directory, so that no other mpirun on this machine races for /tmp/ompi.*.
+  (exec_ns head env TMPDIR="$WORK" timeout 60 mpirun --allow-run-as-root --oversubscribe -np 4 \
+    --hostfile "$WORK/hosts" --mca orte_tmpdir_base "$WORK" \
+    --mca plm_rsh_agent "$WORK/agent" --mca oob_tcp_if_include "$NET.0/24" \
+    --mca btl_tcp_if_include "$NET.0/24" --mca btl tcp,vader,self \
+    "$BIN/soapbench-mpi" run --url "http://$SERVER:8080/echo" --op echoString "$@" >"$out" 2>&1) &
+  RUN=$!
+}
+
+mpi_run "$WORK/out.txt" --clients 1,3 --duration 1s --warmup 0 --interval 500ms --label lab --out "$WORK/results"
 set +e
-# Its own session directory, so that no other mpirun on this machine races for /tmp/ompi.*.
-netns head env TMPDIR="$WORK" timeout 60 mpirun --allow-run-as-root --oversubscribe -np 4 \
-  --hostfile "$WORK/hosts" --mca orte_tmpdir_base "$WORK" \
-  --mca plm_rsh_agent "$WORK/agent" --mca oob_tcp_if_include "$NET.0/24" \
-  --mca btl_tcp_if_include "$NET.0/24" --mca btl tcp,vader,self \
-  "$BIN/soapbench-mpi" run --url "http://$SERVER:8080/echo" --op echoString --clients 1,3 \
-  --duration 1s --warmup 0 --interval 500ms --label lab --out "$WORK/results" >"$WORK/out.txt" 2>&1 &
-wait $!  # in the background, so that a signal to this script runs the cleanup at once
+wait "$RUN"
 rc=$?
 set -e
 cat "$WORK/out.txt"
@@ -133,4 +143,32 @@ grep -q "echoString x3" "$WORK/out.txt" || fail "no live line for the 3-client s
 last=$(jq '.operations[0].steps[1].requests' "$result")
 grep -qF "server counted $last requests in the step; clients made $last (warm-up 0 + measured $last)" \
   "$WORK/out.txt" || fail "no request count line agreeing with the 3-client step's $last calls"
-echo "PASS: server counted $counted = $measured measured + 1 probe; hosts $hosts"
+
+# Stopping early: SIGUSR1 to mpirun reaches every rank; the clients stop, the
+# step is kept, marked partial, and the ramp ends (exit 128 + 10).
+before=$(stats | jq .requests.total)
+mpi_run "$WORK/stop.txt" --clients 2,4 --duration 20s --warmup 0 --interval 300ms --out "$WORK/stopped"
+for _ in $(seq 150); do grep -q "echoString x2" "$WORK/stop.txt" && break; sleep 0.1; done
+grep -q "echoString x2" "$WORK/stop.txt" || fail "no live line within 15 s: $(cat "$WORK/stop.txt")"
+mpirun_pid=$(pgrep -P "$RUN" -x mpirun) || fail "mpirun is not running"
+kill -USR1 "$mpirun_pid"
+set +e
+wait "$RUN"
+rc=$?
+set -e
+cat "$WORK/stop.txt"
+[ "$rc" = 138 ] || fail "the stopped run exited $rc, expected 138 (128 + SIGUSR1)"
+stopped=("$WORK"/stopped/*.json)
+[ -f "${stopped[0]}" ] || fail "the stopped run wrote no results file"
+jq -e '.partial == true and [.operations[0].steps[].clients] == [2]' "${stopped[0]}" >/dev/null ||
+  fail "expected one partial step of 2 clients"
+jq -e '.operations[0].steps[0] | .duration_s < 15 and
+       any(.warnings[]; . == "interrupted: the step'"'"'s numbers are partial")' "${stopped[0]}" >/dev/null ||
+  fail "the stopped step is not marked interrupted"
+stop_measured=$(jq '.operations[0].steps[0].requests' "${stopped[0]}")
+stop_counted=$(( $(stats | jq .requests.total) - before ))
+[ "$stop_counted" = $((stop_measured + 1)) ] ||
+  fail "after the stop the server counted $stop_counted requests; the results file has $stop_measured + 1 probe"
+
+echo "PASS: server counted $counted = $measured measured + 1 probe; hosts $hosts;" \
+  "stopped run: $stop_counted = $stop_measured + 1"
