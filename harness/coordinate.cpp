@@ -86,20 +86,8 @@ class StepRun {
 };
 
 void StepRun::start_workers() {
-  WorkerPlan wp;
-  wp.url = plan_.url;
-  wp.operation = op_;
-  wp.client_kind = plan_.client_kind;
-  wp.payload = plan_.payload;
-  wp.timeout_s = plan_.timeout_s;
-  wp.new_connection = plan_.new_connection;
-  wp.warmup_s = warmup_s_;
-  wp.duration_s = plan_.duration_s;
-  wp.requests = plan_.requests;
-  wp.rate = plan_.rate / clients_;  // the step's rate shared evenly
-  wp.interval_s = plan_.interval_s;
-  std::vector<WorkerPlan> plans(clients_, wp);
-  for (unsigned k = 0; k < clients_ && plan_.rate > 0; ++k) plans[k].schedule_offset_s = k / plan_.rate;
+  std::vector<WorkerPlan> plans;
+  for (unsigned k = 0; k < clients_; ++k) plans.push_back(client_plan(plan_, op_, clients_, k, warmup_s_));
   group_ = std::make_unique<WorkerGroup>(plan_.worker_program, plans);
 
   std::vector<bool> ready(clients_, false);
@@ -242,6 +230,24 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
 }
 
 }  // namespace
+
+WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, unsigned client,
+                       double warmup_s) {
+  WorkerPlan wp;
+  wp.url = plan.url;
+  wp.operation = op;
+  wp.client_kind = plan.client_kind;
+  wp.payload = plan.payload;
+  wp.timeout_s = plan.timeout_s;
+  wp.new_connection = plan.new_connection;
+  wp.warmup_s = warmup_s;
+  wp.duration_s = plan.duration_s;
+  wp.requests = plan.requests;
+  wp.rate = plan.rate / clients;  // the step's rate shared evenly
+  wp.interval_s = plan.interval_s;
+  if (plan.rate > 0) wp.schedule_offset_s = client / plan.rate;
+  return wp;
+}
 
 void step_banner(std::ostream& out, const RampPlan& plan, Operation op, unsigned clients, double warmup_s) {
   out << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op), clients,

@@ -56,6 +56,12 @@ struct StepServerView {
 
 // ---- the parts of a step shared by the local driver and soapbench-mpi -----
 
+// Client `client` (0-based) of a step of `clients`: the step's rate shared
+// evenly, and in rate mode a first slot k / rate after the start, so that
+// together the clients send an evenly spaced stream.
+WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, unsigned client,
+                       double warmup_s);
+
 // "== echoString with 4 clients: warm-up 2 s, then 10 s measured" (+ rate).
 void step_banner(std::ostream& out, const RampPlan& plan, Operation op, unsigned clients, double warmup_s);
 

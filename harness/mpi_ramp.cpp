@@ -66,7 +66,6 @@ class MpiStep {
   bool interrupted() const { return interrupted_; }
 
  private:
-  WorkerPlan worker_plan() const;
   std::string build_client();
   void measure_at_root(Engine* engine);
   void handle(const MpiMessage& m);
@@ -95,23 +94,6 @@ class MpiStep {
   std::mutex local_mutex_;
   std::vector<EngineInterval> local_intervals_;  // rank 0's own, from its engine thread
 };
-
-WorkerPlan MpiStep::worker_plan() const {
-  WorkerPlan wp;
-  wp.url = plan_.url;
-  wp.operation = op_;
-  wp.client_kind = plan_.client_kind;
-  wp.payload = plan_.payload;
-  wp.timeout_s = plan_.timeout_s;
-  wp.new_connection = plan_.new_connection;
-  wp.warmup_s = warmup_s_;
-  wp.duration_s = plan_.duration_s;
-  wp.requests = plan_.requests;
-  wp.rate = plan_.rate / clients_;  // the step's rate shared evenly, as in the local driver
-  wp.interval_s = plan_.interval_s;
-  if (plan_.rate > 0 && my_client_) wp.schedule_offset_s = *my_client_ / plan_.rate;
-  return wp;
-}
 
 // This rank's client, or why it cannot be made ("" when fine or idle).
 std::string MpiStep::build_client() {
@@ -230,7 +212,7 @@ std::optional<StepResult> MpiStep::run() {
   }
 
   barrier();
-  WorkerPlan wp = worker_plan();
+  WorkerPlan wp = client_plan(plan_, op_, clients_, my_client_.value_or(0), warmup_s_);
   wp.start_at_unix_s = unix_now() + kStartDelayS;
   std::optional<Engine> engine;
   if (my_client_) {

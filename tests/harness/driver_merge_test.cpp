@@ -82,6 +82,26 @@ TEST(SpreadClients, RoundRobinOverHostsInOrderOfTheirFirstRank) {
   EXPECT_TRUE(spread_clients({}, 2).empty());
 }
 
+TEST(ClientPlan, SharesTheRateAndSpacesTheFirstSlots) {
+  RampPlan plan;
+  plan.url = "http://127.0.0.1:1/echo";
+  plan.rate = 400;
+  plan.duration_s = 3;
+  plan.interval_s = 0.5;
+  const WorkerPlan third = client_plan(plan, Operation::echo_struct, 4, 2, 1.5);
+  EXPECT_EQ(third.url, plan.url);
+  EXPECT_EQ(third.operation, Operation::echo_struct);
+  EXPECT_DOUBLE_EQ(third.rate, 100);
+  EXPECT_DOUBLE_EQ(third.schedule_offset_s, 2 / 400.0);
+  EXPECT_DOUBLE_EQ(third.warmup_s, 1.5);
+  EXPECT_DOUBLE_EQ(third.duration_s, 3);
+  EXPECT_DOUBLE_EQ(third.interval_s, 0.5);
+  plan.rate = 0;
+  const WorkerPlan closed = client_plan(plan, Operation::echo_string, 4, 2, 0);
+  EXPECT_EQ(closed.rate, 0);
+  EXPECT_EQ(closed.schedule_offset_s, 0) << "closed loop: no schedule";
+}
+
 TEST(MergeStep, RateModeKeepsTheUncorrectedHistogram) {
   WorkerResult a = worker(10, 1.0, 0.1, 1, 1, 0.5);
   for (int i = 0; i < 10; ++i) a.uncorrected.record(0.001);
