@@ -32,7 +32,8 @@ NET=""                         # the lab subnet's first three octets, once claim
 WORK=$(mktemp -d)
 cleanup() {
   local rc=$?
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM ERR
+  set +e  # remove everything, whatever fails
   for ns in "${NAMESPACES[@]}"; do
     ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
   done
@@ -43,6 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# Any other failing step (e.g. the kernel refuses a bridge or a veth) names itself.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND" >&2' ERR
 
 # Claim a 10.250.N.0/24 that nothing here uses: adding the blackhole route
 # fails when a route for it exists, so two tests never share a subnet.
@@ -104,10 +107,8 @@ mpi_run() {
 }
 
 mpi_run "$WORK/out.txt" --clients 1,3 --duration 1s --warmup 0 --interval 500ms --label lab --out "$WORK/results"
-set +e
-wait "$RUN"
-rc=$?
-set -e
+rc=0
+wait "$RUN" || rc=$?
 cat "$WORK/out.txt"
 [ "$rc" = 0 ] || fail "mpirun exited $rc"
 after=$(stats | jq .requests.total) || fail "soapbench-server stopped answering /stats"
@@ -152,10 +153,8 @@ for _ in $(seq 150); do grep -q "echoString x2" "$WORK/stop.txt" && break; sleep
 grep -q "echoString x2" "$WORK/stop.txt" || fail "no live line within 15 s: $(cat "$WORK/stop.txt")"
 mpirun_pid=$(pgrep -P "$RUN" -x mpirun) || fail "mpirun is not running"
 kill -USR1 "$mpirun_pid"
-set +e
-wait "$RUN"
-rc=$?
-set -e
+rc=0
+wait "$RUN" || rc=$?
 cat "$WORK/stop.txt"
 [ "$rc" = 138 ] || fail "the stopped run exited $rc, expected 138 (128 + SIGUSR1)"
 stopped=("$WORK"/stopped/*.json)
