@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "coordinate.h"
 #include "report.h"
+#include "run_parts.h"
 #include "server_process.h"
 #include "stacks.h"
 
@@ -66,19 +67,7 @@ std::string probe(const RunConfig& c, const std::string& url, std::ostream& out)
 
 }  // namespace
 
-int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
-  return run_command(c, out, err, nullptr);
-}
-
-int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::string* written) {
-  if (written) written->clear();
-  InterruptWatch interrupt;
-  RunRecord record;
-  record.context = collect_machine_context();
-  record.context.command_line = c.command_line;
-  record.context.client_kind = c.client_kind;
-  record.context.label = c.label.empty() ? c.stack : c.label;
-
+RampPlan ramp_plan(const RunConfig& c) {
   RampPlan plan;
   plan.operations = c.operations;
   plan.clients = c.clients;
@@ -93,7 +82,71 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   plan.rate = c.rate;
   plan.interval_s = c.interval_s > 0 ? c.interval_s : 5;  // samples are kept even without live lines
   plan.live_lines = c.interval_s > 0;
+  return plan;
+}
+
+RunRecord start_record(const RunConfig& c, const RampPlan& plan) {
+  RunRecord record;
+  record.context = collect_machine_context();
+  record.context.command_line = c.command_line;
+  record.context.client_kind = c.client_kind;
+  record.context.label = c.label.empty() ? c.stack : c.label;
   record.context.options = options_json(c, plan);
+  return record;
+}
+
+void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record, std::ostream& out,
+                    const std::string& stack_label) {
+  record.context.url = plan.url;
+  const std::string server_header = probe(c, plan.url, out);
+  if (const auto stats = fetch_server_stats(plan.url)) {
+    record.context.server_mode = stats->mode;
+    record.context.stack_label = stats->gsoap_version.empty() ? server_header : "gSOAP " + stats->gsoap_version;
+  } else {
+    record.context.stack_label = server_header;
+  }
+  if (!stack_label.empty()) record.context.stack_label = stack_label;
+  out << fmt::format("soapbench run: {} with the {} client{}\n", plan.url, c.client_kind,
+                     record.context.stack_label.empty() ? "" : ", server " + record.context.stack_label);
+  out.flush();
+}
+
+int finish_run(const RunConfig& c, RunRecord& record, const RampOutcome& outcome, int signal,
+               std::ostream& out, std::ostream& err, std::string* written) {
+  if (written) written->clear();
+  record.operations = outcome.operations;
+  record.partial = outcome.interrupted || !outcome.error.empty();
+  if (!record.operations.empty()) {
+    out << "\n== Results" << (record.partial ? " (partial)" : "") << "\n";
+    for (const auto& op : record.operations) step_table(out, op);
+  }
+  int code = 0;
+  if (!outcome.error.empty()) {
+    err << "soapbench run: " << outcome.error << "\n";
+    code = 1;
+  }
+  if (outcome.interrupted) code = 128 + (signal ? signal : 2);
+  if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
+  try {
+    const std::string path = write_results(record, c.out_dir).string();
+    out << path << "\n";
+    if (written) *written = path;
+  } catch (const std::exception& e) {
+    err << "soapbench run: " << e.what() << "\n";
+    return 1;
+  }
+  return code;
+}
+
+int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
+  return run_command(c, out, err, nullptr);
+}
+
+int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::string* written) {
+  if (written) written->clear();
+  InterruptWatch interrupt;
+  RampPlan plan = ramp_plan(c);
+  RunRecord record = start_record(c, plan);
 
   std::unique_ptr<ServerProcess> server;
   std::unique_ptr<PeerProcess> peer;
@@ -123,19 +176,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
       out << "embedded " << server->first_line() << "\n";
     }
     plan.same_host = server != nullptr || peer != nullptr || is_loopback(plan.url);
-    record.context.url = plan.url;
-
-    const std::string server_header = probe(c, plan.url, out);
-    if (const auto stats = fetch_server_stats(plan.url)) {
-      record.context.server_mode = stats->mode;
-      record.context.stack_label = stats->gsoap_version.empty() ? server_header : "gSOAP " + stats->gsoap_version;
-    } else {
-      record.context.stack_label = server_header;
-    }
-    if (peer) record.context.stack_label = peer_version;
-    out << fmt::format("soapbench run: {} with the {} client{}\n", plan.url, c.client_kind,
-                       record.context.stack_label.empty() ? "" : ", server " + record.context.stack_label);
-    out.flush();
+    probe_endpoint(c, plan, record, out, peer_version);
     if (!interrupt.interrupted()) outcome = run_ramp(plan, interrupt, out);
   } catch (const std::exception& e) {
     outcome.error = e.what();
@@ -144,29 +185,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   if (server) server->stop();
   if (peer)
     if (const std::string problem = peer->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
-  record.operations = outcome.operations;
-  record.partial = outcome.interrupted || !outcome.error.empty();
-
-  if (!record.operations.empty()) {
-    out << "\n== Results" << (record.partial ? " (partial)" : "") << "\n";
-    for (const auto& op : record.operations) step_table(out, op);
-  }
-  int code = 0;
-  if (!outcome.error.empty()) {
-    err << "soapbench run: " << outcome.error << "\n";
-    code = 1;
-  }
-  if (outcome.interrupted) code = 128 + (interrupt.signal_number() ? interrupt.signal_number() : 2);
-  if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
-  try {
-    const std::string path = write_results(record, c.out_dir).string();
-    out << path << "\n";
-    if (written) *written = path;
-  } catch (const std::exception& e) {
-    err << "soapbench run: " << e.what() << "\n";
-    return 1;
-  }
-  return code;
+  return finish_run(c, record, outcome, interrupt.signal_number(), out, err, written);
 }
 
 }  // namespace soapbench

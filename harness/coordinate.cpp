@@ -86,20 +86,8 @@ class StepRun {
 };
 
 void StepRun::start_workers() {
-  WorkerPlan wp;
-  wp.url = plan_.url;
-  wp.operation = op_;
-  wp.client_kind = plan_.client_kind;
-  wp.payload = plan_.payload;
-  wp.timeout_s = plan_.timeout_s;
-  wp.new_connection = plan_.new_connection;
-  wp.warmup_s = warmup_s_;
-  wp.duration_s = plan_.duration_s;
-  wp.requests = plan_.requests;
-  wp.rate = plan_.rate / clients_;  // the step's rate shared evenly
-  wp.interval_s = plan_.interval_s;
-  std::vector<WorkerPlan> plans(clients_, wp);
-  for (unsigned k = 0; k < clients_ && plan_.rate > 0; ++k) plans[k].schedule_offset_s = k / plan_.rate;
+  std::vector<WorkerPlan> plans;
+  for (unsigned k = 0; k < clients_; ++k) plans.push_back(client_plan(plan_, op_, clients_, k, warmup_s_));
   group_ = std::make_unique<WorkerGroup>(plan_.worker_program, plans);
 
   std::vector<bool> ready(clients_, false);
@@ -222,12 +210,7 @@ void StepRun::measure() {
 
 std::optional<StepResult> StepRun::run(bool& interrupted) {
   server_.before_step = fetch_server_stats(plan_.url, kStatsTimeoutS);
-  out_ << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op_), clients_,
-                      clients_ == 1 ? "" : "s", warmup_s_,
-                      plan_.requests > 0 ? fmt::format("{} calls per client", plan_.requests)
-                                         : fmt::format("{:g} s measured", plan_.duration_s),
-                      plan_.rate > 0 ? fmt::format(" at {:g} calls/s", plan_.rate) : "");
-  out_.flush();
+  step_banner(out_, plan_, op_, clients_, warmup_s_);
   start_workers();
   if (interrupt_.interrupted()) {
     interrupted = true;
@@ -236,37 +219,73 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
   }
   measure();
 
-  std::vector<WorkerResult> results;
-  StepChecks checks;
-  checks.cores = online_cores();
-  checks.same_host = plan_.same_host;
-  checks.interrupted = interrupted_;
-  checks.new_connection = plan_.new_connection;
-  for (const auto& r : results_) {
-    if (!r) continue;
-    results.push_back(*r);
-    checks.warmup_calls += r->warmup_calls;
-    checks.late_calls += r->late_calls;
-    checks.max_lag_s = std::max(checks.max_lag_s, r->max_lag_s);
-    if (checks.first_failure.empty()) checks.first_failure = r->first_failure;
-  }
-  checks.worker_problems = problems_;
-  StepResult step = merge_step(results, clients_, plan_.rate, warmup_s_, plan_.interval_s);
-  step.server_cpu_pct = server_cpu_pct(server_);
-  step.warnings = all_step_warnings(step, server_, checks);
-
-  step_table(out_, OperationResult{std::string(to_string(op_)), {step}});
-  if (step.uncorrected && !step.uncorrected->empty())
-    out_ << fmt::format("uncorrected (from the actual send): p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms\n",
-                        step.uncorrected->percentile(50) * 1e3, step.uncorrected->percentile(99) * 1e3,
-                        step.uncorrected->max() * 1e3);
-  if (const auto line = request_count_line(step, server_, checks.warmup_calls)) out_ << *line << "\n";
-  out_.flush();
+  StepEnd end;
+  for (const auto& r : results_)
+    if (r) end.results.push_back(*r);
+  end.problems = problems_;
+  end.interrupted = interrupted_;
+  end.server = server_;
   interrupted = interrupted_;
-  return step;
+  return conclude_step(plan_, op_, clients_, warmup_s_, end, out_);
 }
 
 }  // namespace
+
+WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, unsigned client,
+                       double warmup_s) {
+  WorkerPlan wp;
+  wp.url = plan.url;
+  wp.operation = op;
+  wp.client_kind = plan.client_kind;
+  wp.payload = plan.payload;
+  wp.timeout_s = plan.timeout_s;
+  wp.new_connection = plan.new_connection;
+  wp.warmup_s = warmup_s;
+  wp.duration_s = plan.duration_s;
+  wp.requests = plan.requests;
+  wp.rate = plan.rate / clients;  // the step's rate shared evenly
+  wp.interval_s = plan.interval_s;
+  if (plan.rate > 0) wp.schedule_offset_s = client / plan.rate;
+  return wp;
+}
+
+void step_banner(std::ostream& out, const RampPlan& plan, Operation op, unsigned clients, double warmup_s) {
+  out << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op), clients,
+                     clients == 1 ? "" : "s", warmup_s,
+                     plan.requests > 0 ? fmt::format("{} calls per client", plan.requests)
+                                       : fmt::format("{:g} s measured", plan.duration_s),
+                     plan.rate > 0 ? fmt::format(" at {:g} calls/s", plan.rate) : "");
+  out.flush();
+}
+
+StepResult conclude_step(const RampPlan& plan, Operation op, unsigned clients, double warmup_s,
+                         const StepEnd& end, std::ostream& out) {
+  StepChecks checks;
+  checks.cores = online_cores();
+  checks.same_host = plan.same_host;
+  checks.interrupted = end.interrupted;
+  checks.new_connection = plan.new_connection;
+  for (const auto& r : end.results) {
+    checks.warmup_calls += r.warmup_calls;
+    checks.late_calls += r.late_calls;
+    checks.max_lag_s = std::max(checks.max_lag_s, r.max_lag_s);
+    if (checks.first_failure.empty()) checks.first_failure = r.first_failure;
+  }
+  checks.worker_problems = end.problems;
+  StepResult step = merge_step(end.results, clients, plan.rate, warmup_s, plan.interval_s);
+  if (!end.host_of.empty()) step.hosts = merge_hosts(end.results, end.host_of, end.cores_of, step.duration_s);
+  step.server_cpu_pct = server_cpu_pct(end.server);
+  step.warnings = all_step_warnings(step, end.server, checks);
+
+  step_table(out, OperationResult{std::string(to_string(op)), {step}});
+  if (step.uncorrected && !step.uncorrected->empty())
+    out << fmt::format("uncorrected (from the actual send): p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms\n",
+                       step.uncorrected->percentile(50) * 1e3, step.uncorrected->percentile(99) * 1e3,
+                       step.uncorrected->max() * 1e3);
+  if (const auto line = request_count_line(step, end.server, checks.warmup_calls)) out << *line << "\n";
+  out.flush();
+  return step;
+}
 
 RampOutcome run_ramp(const RampPlan& plan, const InterruptWatch& interrupt, std::ostream& out) {
   RampOutcome outcome;

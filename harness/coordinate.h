@@ -45,8 +45,6 @@ struct RampOutcome {
 // client (`error` says why).
 RampOutcome run_ramp(const RampPlan& plan, const InterruptWatch& interrupt, std::ostream& out);
 
-// ---- pure parts, exposed for tests ----------------------------------------
-
 // The server's counters at the edges of a step (absent when no /stats).
 struct StepServerView {
   std::optional<ServerStats> before_step;     // before the workers start
@@ -55,6 +53,43 @@ struct StepServerView {
   double measure_wall_s = 0;                  // driver's time between the last two
   std::optional<ServerStats> after_step;      // after every worker has exited
 };
+
+// ---- the parts of a step shared by the local driver and soapbench-mpi -----
+
+// Client `client` (0-based) of a step of `clients`: the step's rate shared
+// evenly, and in rate mode a first slot k / rate after the start, so that
+// together the clients send an evenly spaced stream.
+WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, unsigned client,
+                       double warmup_s);
+
+// "== echoString with 4 clients: warm-up 2 s, then 10 s measured" (+ rate).
+void step_banner(std::ostream& out, const RampPlan& plan, Operation op, unsigned clients, double warmup_s);
+
+// What a step's clients left, however they were run.
+struct StepEnd {
+  std::vector<WorkerResult> results;   // of every client that reported
+  std::vector<std::string> problems;   // clients that failed or gave no result, one line each
+  bool interrupted = false;
+  StepServerView server;
+  // Many hosts only (else empty): results[i] ran on host_of[i], which has cores_of[i] cores.
+  std::vector<std::string> host_of;
+  std::vector<unsigned> cores_of;
+};
+
+// Merges, adds the per-host breakdown and the warnings, then prints the step's
+// table, the uncorrected line (rate mode) and the server's request count.
+StepResult conclude_step(const RampPlan& plan, Operation op, unsigned clients, double warmup_s,
+                         const StepEnd& end, std::ostream& out);
+
+// ---- pure parts, exposed for tests ----------------------------------------
+
+// The per-host breakdown of a step run from many hosts: workers[i] ran on
+// host_of[i], which has cores_of[i] cores. Hosts in order of first appearance;
+// client CPU % over `duration_s`, the step's measured wall time, so that the
+// hosts' shares add up to the step's.
+std::vector<HostResult> merge_hosts(const std::vector<WorkerResult>& workers,
+                                    const std::vector<std::string>& host_of,
+                                    const std::vector<unsigned>& cores_of, double duration_s);
 
 // Merges the workers' results into a StepResult (warnings not yet added):
 // throughput = sum over workers of ok / measured_s; latency histograms merged;
@@ -66,6 +101,13 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
 
 // One live line's numbers from the same interval of every worker.
 IntervalSample merge_interval(const std::vector<const EngineInterval*>& parts, double interval_s);
+
+// Which ranks of a job run a step's `clients` clients (soapbench-mpi):
+// host_of_rank[r] names the host of rank r. Round robin over the hosts in
+// order of their first rank, each host's ranks in order, so that the hosts
+// carry clients as evenly as their ranks allow. Returns the chosen ranks in
+// client order (client k = result[k]); fewer when there are fewer ranks.
+std::vector<int> spread_clients(const std::vector<std::string>& host_of_rank, unsigned clients);
 
 // Server CPU % over the measured phase: CPU seconds / wall seconds x 100.
 std::optional<double> server_cpu_pct(const StepServerView& view);

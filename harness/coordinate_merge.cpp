@@ -75,6 +75,44 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
   return step;
 }
 
+std::vector<HostResult> merge_hosts(const std::vector<WorkerResult>& workers,
+                                    const std::vector<std::string>& host_of,
+                                    const std::vector<unsigned>& cores_of, double duration_s) {
+  std::vector<HostResult> hosts;
+  for (size_t i = 0; i < workers.size() && i < host_of.size(); ++i) {
+    auto h = std::find_if(hosts.begin(), hosts.end(), [&](const HostResult& x) { return x.host == host_of[i]; });
+    if (h == hosts.end()) {
+      hosts.push_back(HostResult{host_of[i], 0, i < cores_of.size() ? cores_of[i] : 0, 0, 0, 0});
+      h = hosts.end() - 1;
+    }
+    const WorkerResult& w = workers[i];
+    ++h->clients;
+    h->requests += w.ok;
+    if (w.measured_s > 0) h->throughput += static_cast<double>(w.ok) / w.measured_s;
+    if (duration_s > 0) h->client_cpu_pct += w.cpu_s / duration_s * 100.0;
+  }
+  return hosts;
+}
+
+std::vector<int> spread_clients(const std::vector<std::string>& host_of_rank, unsigned clients) {
+  std::vector<std::string> hosts;           // in order of first rank
+  std::vector<std::vector<int>> ranks_of;   // per host, ascending
+  for (size_t r = 0; r < host_of_rank.size(); ++r) {
+    const auto it = std::find(hosts.begin(), hosts.end(), host_of_rank[r]);
+    const size_t h = static_cast<size_t>(it - hosts.begin());
+    if (it == hosts.end()) {
+      hosts.push_back(host_of_rank[r]);
+      ranks_of.emplace_back();
+    }
+    ranks_of[h].push_back(static_cast<int>(r));
+  }
+  std::vector<int> chosen;
+  for (size_t round = 0; chosen.size() < clients && chosen.size() < host_of_rank.size(); ++round)
+    for (const auto& ranks : ranks_of)
+      if (round < ranks.size() && chosen.size() < clients) chosen.push_back(ranks[round]);
+  return chosen;
+}
+
 std::optional<double> server_cpu_pct(const StepServerView& view) {
   if (!view.measure_start || !view.measure_end || view.measure_wall_s <= 0) return std::nullopt;
   const double cpu = view.measure_end->cpu_s - view.measure_start->cpu_s;

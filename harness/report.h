@@ -24,7 +24,9 @@ std::string describe_failures(const FailureCounts& failures);
 // step is in rate mode; "-" for closed-loop steps), throughput (req/s), mean,
 // p50, p90, p99, max (ms), server CPU % ("-" when absent), client CPU %,
 // bytes/call (request + response), errors (total, then by kind when non-zero).
-// The warnings of each step follow the table, prefixed by its client count.
+// Steps run from many hosts add a "per host:" table after it (step clients,
+// host, its clients, cores, req/s, client CPU %). The warnings of each step
+// follow, prefixed by its client count.
 void step_table(std::ostream& os, const OperationResult& operation);
 
 // A run's name in comparisons and charts: context.label, else
@@ -54,7 +56,8 @@ struct WarningInputs {
 };
 
 // Warnings about what a step's numbers may really measure:
-//  - client CPU near saturation (the numbers measure the client, not the server);
+//  - client CPU near saturation (the numbers measure the client, not the server):
+//    per host, naming it, when the step has hosts; else over in.client_cores;
 //  - median response time on the ~40 ms Nagle/delayed-ACK floor; in closed loop
 //    only when throughput per client also matches 1/mean within 20% (each
 //    client really spends its time waiting on that floor);

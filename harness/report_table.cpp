@@ -65,6 +65,24 @@ void print_row(std::ostream& os, const std::vector<std::string>& cells,
   os << line << '\n';
 }
 
+// Each step's hosts, when the step ran on several (soapbench-mpi): which one saturates.
+void host_table(std::ostream& os, const OperationResult& op) {
+  size_t host_width = 4;
+  for (const StepResult& s : op.steps)
+    for (const HostResult& h : s.hosts) host_width = std::max(host_width, h.host.size());
+  bool any = false;
+  for (const StepResult& s : op.steps) {
+    for (const HostResult& h : s.hosts) {
+      if (!any)
+        os << fmt::format("per host:\n{:>9}  {:<{}}  {:>9}  {:>9}  {:>9}  {:>11}\n", "clients", "host",
+                          host_width, "clients", "cores", "req/s", "client CPU%");
+      any = true;
+      os << fmt::format("{:>9}  {:<{}}  {:>9}  {:>9}  {:>9.1f}  {:>11.1f}\n", s.clients, h.host, host_width,
+                        h.clients, h.cores, h.throughput, h.client_cpu_pct);
+    }
+  }
+}
+
 }  // namespace
 
 void step_table(std::ostream& os, const OperationResult& op) {
@@ -78,6 +96,7 @@ void step_table(std::ostream& os, const OperationResult& op) {
   const auto titles = header(with_rate);
   print_row(os, titles, titles);
   for (const StepResult& s : op.steps) print_row(os, row(s, with_rate), titles);
+  host_table(os, op);
 
   bool any_warning = false;
   for (const StepResult& s : op.steps) {

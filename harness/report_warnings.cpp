@@ -19,7 +19,18 @@ std::vector<std::string> step_warnings(const StepResult& step, const WarningInpu
                                    describe_failures(step.failures)));
   if (step.requests == 0) warnings.push_back("no call succeeded: there is no response time to report");
 
-  if (in.client_cores > 0) {
+  // From many hosts each host's clients share only that host's cores: the
+  // warning names the host that saturates. The step-wide check is for one host.
+  for (const HostResult& h : step.hosts) {
+    const double capacity_pct = 100.0 * h.cores;
+    if (h.cores > 0 && h.client_cpu_pct >= in.cpu_saturation * capacity_pct)
+      warnings.push_back(fmt::format(
+          "client CPU on host {} at {:.0f}% of {} cores ({:.0f}% of capacity): its {} {} saturated, "
+          "so these numbers measure that load host rather than the server",
+          h.host, h.client_cpu_pct, h.cores, h.client_cpu_pct / capacity_pct * 100, h.clients,
+          h.clients == 1 ? "client is" : "clients are"));
+  }
+  if (in.client_cores > 0 && step.hosts.empty()) {
     const double capacity_pct = 100.0 * in.client_cores;
     if (step.client_cpu_pct >= in.cpu_saturation * capacity_pct)
       warnings.push_back(fmt::format(

@@ -43,6 +43,18 @@ struct IntervalSample {
   bool operator==(const IntervalSample&) const = default;
 };
 
+// One load host's share of a step run from many hosts (soapbench-mpi), so that
+// a user sees which host saturates.
+struct HostResult {
+  std::string host;           // the host's name as MPI reports it
+  unsigned clients = 0;       // clients of the step that ran on it
+  unsigned cores = 0;         // its online cores
+  uint64_t requests = 0;      // successful measured calls of its clients
+  double throughput = 0;      // their successful calls per second
+  double client_cpu_pct = 0;  // their CPU time over the step's measured wall time x 100
+  bool operator==(const HostResult&) const = default;
+};
+
 // One step: one client count of one operation, after warm-up.
 struct StepResult {
   unsigned clients = 0;
@@ -69,6 +81,9 @@ struct StepResult {
   std::string http_version;   // of the responses, e.g. "HTTP/1.0"; empty when unknown
   std::vector<IntervalSample> intervals;
   std::vector<std::string> warnings;
+  // Run from many hosts: one entry per host that ran clients, in rank order.
+  // Empty for the local driver; the file then has no "hosts" key.
+  std::vector<HostResult> hosts;
   bool operator==(const StepResult&) const = default;
 };
 
@@ -114,6 +129,8 @@ void to_json(nlohmann::json& j, const FailureCounts& v);
 void from_json(const nlohmann::json& j, FailureCounts& v);
 void to_json(nlohmann::json& j, const IntervalSample& v);
 void from_json(const nlohmann::json& j, IntervalSample& v);
+void to_json(nlohmann::json& j, const HostResult& v);
+void from_json(const nlohmann::json& j, HostResult& v);
 void to_json(nlohmann::json& j, const StepResult& v);
 void from_json(const nlohmann::json& j, StepResult& v);
 void to_json(nlohmann::json& j, const OperationResult& v);

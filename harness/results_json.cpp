@@ -184,6 +184,20 @@ void from_json(const json& j, IntervalSample& v) {
   get(j, "max_ms", v.max_ms);
 }
 
+void to_json(json& j, const HostResult& v) {
+  j = {{"host", v.host},         {"clients", v.clients},       {"cores", v.cores},
+       {"requests", v.requests}, {"throughput", v.throughput}, {"client_cpu_pct", v.client_cpu_pct}};
+}
+
+void from_json(const json& j, HostResult& v) {
+  get(j, "host", v.host);
+  get(j, "clients", v.clients);
+  get(j, "cores", v.cores);
+  get(j, "requests", v.requests);
+  get(j, "throughput", v.throughput);
+  get(j, "client_cpu_pct", v.client_cpu_pct);
+}
+
 void to_json(json& j, const StepResult& v) {
   j = {{"clients", v.clients},
        {"target_rate", v.target_rate},
@@ -203,6 +217,7 @@ void to_json(json& j, const StepResult& v) {
        {"http_version", v.http_version},
        {"intervals", v.intervals},
        {"warnings", v.warnings}};
+  if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
 }
 
 void from_json(const json& j, StepResult& v) {
@@ -230,6 +245,8 @@ void from_json(const json& j, StepResult& v) {
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
   get(j, "intervals", v.intervals);
   get(j, "warnings", v.warnings);
+  v.hosts.clear();
+  if (j.contains("hosts")) get(j, "hosts", v.hosts);
 }
 
 void to_json(json& j, const OperationResult& v) {

@@ -47,6 +47,61 @@ TEST(MergeStep, SumsThroughputPerWorkerAndWeighsBytesByCalls) {
   EXPECT_FALSE(s.server_cpu_pct.has_value()) << "filled by the coordinator";
 }
 
+TEST(MergeHosts, GroupsClientsByHostInOrderOfFirstAppearance) {
+  const std::vector<WorkerResult> w = {worker(100, 2.0, 0.5, 1, 1, 0.001), worker(300, 2.5, 1.0, 1, 1, 0.001),
+                                       worker(50, 2.0, 0.25, 1, 1, 0.001)};
+  const auto hosts = merge_hosts(w, {"load-b", "load-a", "load-b"}, {2, 8, 2}, 2.5);
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0].host, "load-b");
+  EXPECT_EQ(hosts[0].clients, 2u);
+  EXPECT_EQ(hosts[0].cores, 2u);
+  EXPECT_EQ(hosts[0].requests, 150u);
+  EXPECT_DOUBLE_EQ(hosts[0].throughput, 100 / 2.0 + 50 / 2.0);
+  EXPECT_DOUBLE_EQ(hosts[0].client_cpu_pct, 0.75 / 2.5 * 100);
+  EXPECT_EQ(hosts[1].host, "load-a");
+  EXPECT_EQ(hosts[1].clients, 1u);
+  EXPECT_EQ(hosts[1].cores, 8u);
+  EXPECT_DOUBLE_EQ(hosts[1].throughput, 300 / 2.5);
+  // The hosts' shares add up to the step's own figures.
+  const StepResult s = merge_step(w, 3, 0, 0, 1);
+  EXPECT_DOUBLE_EQ(hosts[0].throughput + hosts[1].throughput, s.throughput);
+  EXPECT_DOUBLE_EQ(hosts[0].client_cpu_pct + hosts[1].client_cpu_pct, s.client_cpu_pct);
+  EXPECT_TRUE(merge_hosts(w, {}, {}, 2.5).empty()) << "no hosts given: the local driver";
+}
+
+TEST(SpreadClients, RoundRobinOverHostsInOrderOfTheirFirstRank) {
+  const std::vector<std::string> hosts = {"a", "a", "a", "b", "c", "c"};
+  EXPECT_EQ(spread_clients(hosts, 1), (std::vector<int>{0}));
+  EXPECT_EQ(spread_clients(hosts, 2), (std::vector<int>{0, 3}));
+  EXPECT_EQ(spread_clients(hosts, 3), (std::vector<int>{0, 3, 4}));
+  EXPECT_EQ(spread_clients(hosts, 5), (std::vector<int>{0, 3, 4, 1, 5}));  // b has no second rank
+  EXPECT_EQ(spread_clients(hosts, 6), (std::vector<int>{0, 3, 4, 1, 5, 2}));
+  EXPECT_EQ(spread_clients(hosts, 9).size(), 6u) << "never more clients than ranks";
+  // mpirun's --map-by node interleaves hosts: ranks 0, 2 on x, 1, 3 on y.
+  EXPECT_EQ(spread_clients({"x", "y", "x", "y"}, 3), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(spread_clients({}, 2).empty());
+}
+
+TEST(ClientPlan, SharesTheRateAndSpacesTheFirstSlots) {
+  RampPlan plan;
+  plan.url = "http://127.0.0.1:1/echo";
+  plan.rate = 400;
+  plan.duration_s = 3;
+  plan.interval_s = 0.5;
+  const WorkerPlan third = client_plan(plan, Operation::echo_struct, 4, 2, 1.5);
+  EXPECT_EQ(third.url, plan.url);
+  EXPECT_EQ(third.operation, Operation::echo_struct);
+  EXPECT_DOUBLE_EQ(third.rate, 100);
+  EXPECT_DOUBLE_EQ(third.schedule_offset_s, 2 / 400.0);
+  EXPECT_DOUBLE_EQ(third.warmup_s, 1.5);
+  EXPECT_DOUBLE_EQ(third.duration_s, 3);
+  EXPECT_DOUBLE_EQ(third.interval_s, 0.5);
+  plan.rate = 0;
+  const WorkerPlan closed = client_plan(plan, Operation::echo_string, 4, 2, 0);
+  EXPECT_EQ(closed.rate, 0);
+  EXPECT_EQ(closed.schedule_offset_s, 0) << "closed loop: no schedule";
+}
+
 TEST(MergeStep, RateModeKeepsTheUncorrectedHistogram) {
   WorkerResult a = worker(10, 1.0, 0.1, 1, 1, 0.5);
   for (int i = 0; i < 10; ++i) a.uncorrected.record(0.001);

@@ -64,6 +64,23 @@ TEST(StepTable, RateModeAddsTargetColumnAndDashForAbsentServerCpu) {
             "  4 clients: second warning\n");
 }
 
+TEST(StepTable, PerHostTableAfterTheStepsThatRanOnSeveralHosts) {
+  OperationResult op = sample_record().operations[0];
+  op.steps[0].hosts = {{"load-a", 1, 2, 9091, 909.1, 20.4}};
+  op.steps[1].hosts = {{"load-a", 1, 2, 9091, 909.1, 20.4}, {"load-host-b", 1, 8, 9091, 909.05, 20.35}};
+  std::ostringstream os;
+  step_table(os, op);
+  const std::string text = os.str();
+  EXPECT_NE(text.find("per host:\n"
+                      "  clients  host           clients      cores      req/s  client CPU%\n"
+                      "        1  load-a               1          2      909.1         20.4\n"
+                      "        2  load-a               1          2      909.1         20.4\n"
+                      "        2  load-host-b          1          8      909.0         20.4\n"
+                      "warnings:\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(StepTable, NoSteps) {
   std::ostringstream os;
   step_table(os, OperationResult{"echoString", {}});
@@ -200,6 +217,23 @@ TEST(StepWarnings, ClientCpuSaturation) {
   EXPECT_TRUE(step_warnings(s, {.client_cores = 0}).empty());
   s.client_cpu_pct = 170;  // a lower threshold
   EXPECT_EQ(step_warnings(s, {.client_cores = 2, .cpu_saturation = 0.8}).size(), 1u);
+}
+
+TEST(StepWarnings, ClientCpuSaturationPerHostNamesTheHost) {
+  StepResult s = healthy();
+  s.client_cpu_pct = 300;  // over both hosts: 75% of 4 cores, but one host is full
+  s.hosts = {{"load-a", 2, 2, 10000, 1000, 190}, {"load-b", 1, 2, 10000, 1000, 110}};
+  EXPECT_EQ(step_warnings(s, {.client_cores = 2}),
+            (std::vector<std::string>{
+                "client CPU on host load-a at 190% of 2 cores (95% of capacity): its 2 clients are "
+                "saturated, so these numbers measure that load host rather than the server"}));
+  s.hosts[0].client_cpu_pct = 170;
+  EXPECT_TRUE(step_warnings(s, {.client_cores = 2}).empty());  // the step-wide check is off with hosts
+  s.hosts[1] = {"load-b", 1, 1, 10000, 1000, 95};
+  const auto w = step_warnings(s, {});
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].substr(0, 49), "client CPU on host load-b at 95% of 1 cores (95% ");
+  EXPECT_NE(w[0].find("its 1 client is saturated"), std::string::npos);
 }
 
 TEST(StepWarnings, NagleFloor) {

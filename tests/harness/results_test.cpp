@@ -105,6 +105,34 @@ TEST(ResultsJson, StepsWrittenBeforeConnectionsWereRecordedStillRead) {
   EXPECT_EQ(r.operations.at(0).steps.at(0).http_version, "");
 }
 
+TEST(ResultsJson, PerHostBreakdownRoundTripsAndIsAbsentWithoutHosts) {
+  RunRecord record = sample_record();
+  const nlohmann::json without = record;
+  EXPECT_FALSE(without.at("operations").at(0).at("steps").at(0).contains("hosts"));
+  EXPECT_TRUE(without.get<RunRecord>().operations[0].steps[0].hosts.empty());
+
+  record.operations[0].steps[1].hosts = {{"load-a", 1, 4, 600, 600.5, 12.5},
+                                         {"load-b", 1, 2, 300, 300.25, 190.0}};
+  const nlohmann::json j = record;
+  const nlohmann::json& host = j.at("operations").at(0).at("steps").at(1).at("hosts").at(1);
+  EXPECT_EQ(host.at("host"), "load-b");
+  EXPECT_EQ(host.at("cores"), 2);
+  EXPECT_EQ(host.at("requests"), 300);
+  EXPECT_EQ(host.at("client_cpu_pct"), 190.0);
+  const RunRecord back = nlohmann::json::parse(j.dump()).get<RunRecord>();
+  EXPECT_EQ(back, record);
+  EXPECT_EQ(back.operations[0].steps[1].hosts[0].throughput, 600.5);
+
+  nlohmann::json broken = j;
+  broken["operations"][0]["steps"][1]["hosts"][1].erase("cores");
+  try {
+    broken.get<RunRecord>();
+    ADD_FAILURE() << "a host without cores was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "operations[0].steps[1].hosts[1]: missing field 'cores'");
+  }
+}
+
 TEST(ResultsJson, ErrorsNameTheFieldPath) {
   const auto error_of = [](const nlohmann::json& j) {
     try {

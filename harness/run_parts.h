@@ -1,0 +1,33 @@
+#pragma once
+// The parts of `soapbench run` around the ramp, shared with soapbench-mpi,
+// whose rank 0 prepares, probes and reports exactly as the local driver does.
+#include <iosfwd>
+
+#include "cli.h"
+#include "coordinate.h"
+#include "results.h"
+
+namespace soapbench {
+
+// The ramp's plan from the run's options (url and worker_program left empty).
+RampPlan ramp_plan(const RunConfig& config);
+
+// A record of this machine, the command line, the client and the options
+// (`plan` for the warm-ups as the ramp uses them). No steps yet.
+RunRecord start_record(const RunConfig& config, const RampPlan& plan);
+
+// One call per operation to see that plan.url answers, then the server's
+// /stats for the record's stack label and mode, then the "soapbench run: ..."
+// line. Throws std::runtime_error when the endpoint cannot be reached.
+// A peer's `version` line, when given, is the stack label instead.
+void probe_endpoint(const RunConfig& config, const RampPlan& plan, RunRecord& record, std::ostream& out,
+                    const std::string& stack_label = "");
+
+// Puts the ramp's operations in the record, prints the results tables and
+// the error, and writes the results files unless nothing was measured.
+// `signal` is the one that interrupted the run, 0 if none. Returns the exit code.
+// The JSON file's path goes to *written when given ("" when none was written).
+int finish_run(const RunConfig& config, RunRecord& record, const RampOutcome& outcome, int signal,
+               std::ostream& out, std::ostream& err, std::string* written = nullptr);
+
+}  // namespace soapbench
