@@ -42,6 +42,13 @@ Clock::duration secs(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
+// The server's counters, from wherever the plan says they are.
+std::optional<ServerStats> server_stats(const RampPlan& plan) {
+  const std::string& at = plan.stats_url.empty() ? plan.url : plan.stats_url;
+  if (at.rfind("http://", 0) != 0) return std::nullopt;
+  return fetch_server_stats(at, kStatsTimeoutS);
+}
+
 unsigned online_cores() {
   const long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<unsigned>(n) : 0;
@@ -97,6 +104,7 @@ void StepRun::start_workers() {
   wp.duration_s = plan_.duration_s;
   wp.requests = plan_.requests;
   wp.rate = plan_.rate / clients_;  // the step's rate shared evenly
+  wp.pause_s = plan_.pause_s;
   wp.interval_s = plan_.interval_s;
   std::vector<WorkerPlan> plans(clients_, wp);
   for (unsigned k = 0; k < clients_ && plan_.rate > 0; ++k) plans[k].schedule_offset_s = k / plan_.rate;
@@ -184,7 +192,7 @@ void StepRun::measure() {
   while (!group_->all_exited()) {
     auto now = Clock::now();
     if (stats_due && now >= measure_start) {
-      server_.measure_start = fetch_server_stats(plan_.url, kStatsTimeoutS);
+      server_.measure_start = server_stats(plan_);
       stats_taken = Clock::now();
       stats_due = false;
     }
@@ -213,7 +221,7 @@ void StepRun::measure() {
       problems_.push_back(fmt::format("worker {} (pid {}) gave no result within {:g} s of being stopped",
                                       w + 1, group_->pid(w), kStopGraceS));
   if (server_.measure_start) {
-    server_.measure_end = fetch_server_stats(plan_.url, kStatsTimeoutS);
+    server_.measure_end = server_stats(plan_);
     server_.measure_wall_s = std::chrono::duration<double>(Clock::now() - stats_taken).count();
     server_.after_step = server_.measure_end;  // every worker has exited: nothing is in flight
   }
@@ -221,7 +229,7 @@ void StepRun::measure() {
 }
 
 std::optional<StepResult> StepRun::run(bool& interrupted) {
-  server_.before_step = fetch_server_stats(plan_.url, kStatsTimeoutS);
+  server_.before_step = server_stats(plan_);
   out_ << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op_), clients_,
                       clients_ == 1 ? "" : "s", warmup_s_,
                       plan_.requests > 0 ? fmt::format("{} calls per client", plan_.requests)
