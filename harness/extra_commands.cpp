@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "merge.h"
+#include "sweep.h"
 #include "tcp_echo.h"
 
 namespace soapbench {
@@ -19,6 +20,11 @@ std::optional<int> run_extra_command(int argc, const char* const* argv, std::ost
     MergeConfig config;
     if (const int code = parse_merge(argc - 1, argv + 1, config, out, err); code >= 0) return code;
     return merge_command(config, out, err);
+  }
+  if (command == "sweep") {
+    SweepConfig config;
+    if (const int code = parse_sweep(argc - 1, argv + 1, config, out, err); code >= 0) return code;
+    return sweep_command(config, out, err);
   }
   return std::nullopt;
 }
