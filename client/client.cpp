@@ -7,16 +7,25 @@
 #include "curl_client.h"
 #include "gsoap_client.h"
 #include "raw_client.h"
+#include "tcp_client.h"
 
 namespace soapbench {
 
 std::string_view to_string(Operation op) {
-  return op == Operation::echo_string ? "echoString" : "echoStruct";
+  switch (op) {
+    case Operation::echo_string: return "echoString";
+    case Operation::echo_struct: return "echoStruct";
+    case Operation::echo_binary: return "echoBinary";
+    case Operation::tcp_echo: return "tcpEcho";
+  }
+  return "?";
 }
 
 std::optional<Operation> parse_operation(std::string_view name) {
   if (name == "echoString") return Operation::echo_string;
   if (name == "echoStruct") return Operation::echo_struct;
+  if (name == "echoBinary") return Operation::echo_binary;
+  if (name == "tcpEcho") return Operation::tcp_echo;
   return std::nullopt;
 }
 
@@ -71,13 +80,19 @@ bool is_http_url(std::string_view url) {
 }  // namespace
 
 std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptions& options) {
+  if (!(options.timeout_s > 0)) throw std::invalid_argument("timeout must be positive");
+  if (kind == "tcp") return make_tcp_client(options);
+  if (options.operation == Operation::tcp_echo)
+    throw std::invalid_argument("tcpEcho is a plain-TCP message: only the tcp client sends it");
+  if (options.operation == Operation::echo_binary && kind != "raw")
+    throw std::invalid_argument("echoBinary is implemented by the raw client only, not '" + std::string(kind) + "'");
   if (!is_http_url(options.url))
     throw std::invalid_argument("not an http://host[:port]/path URL: '" + options.url + "'");
   if (!(options.timeout_s > 0)) throw std::invalid_argument("timeout must be positive");
   if (kind == "gsoap") return make_gsoap_client(options);
   if (kind == "curl") return make_curl_client(options);
   if (kind == "raw") return make_raw_client(options);
-  throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (raw, gsoap, curl)");
+  throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (raw, gsoap, curl, tcp)");
 }
 
 CallResult failure(FailureKind kind, std::string detail) {

@@ -3,7 +3,9 @@
 // at construction, sent and validated on every call(). Three implementations share
 // this interface: "gsoap" (the generated EchoBindingProxy), "curl" (libcurl +
 // pugixml, stack-neutral XML) and "raw" (one socket, hand-parsed HTTP, the same
-// pugixml validation; the leanest). Failures are values, never exceptions, on call().
+// pugixml validation; the leanest). A fourth, "tcp", is no SOAP client: it sends
+// length-prefixed messages to soapbench-echo-server (tcp/frame.h), the plain-socket
+// baseline. Failures are values, never exceptions, on call().
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,8 +16,10 @@
 
 namespace soapbench {
 
-enum class Operation { echo_string, echo_struct };
-std::string_view to_string(Operation op);  // "echoString" / "echoStruct"
+// The SOAP operations of wsdl/echo.wsdl, and tcpEcho: one message echoed by
+// soapbench-echo-server, which only the "tcp" client sends.
+enum class Operation { echo_string, echo_struct, echo_binary, tcp_echo };
+std::string_view to_string(Operation op);  // "echoString", "echoStruct", "echoBinary", "tcpEcho"
 std::optional<Operation> parse_operation(std::string_view name);
 
 enum class FailureKind {
@@ -38,7 +42,7 @@ struct CallResult {
 CallResult failure(FailureKind kind, std::string detail);
 
 struct ClientOptions {
-  std::string url;  // http://host:port/path
+  std::string url;  // http://host:port/path; tcp://host:port for the "tcp" client
   Operation operation = Operation::echo_string;
   PayloadSize payload;
   // Connect, then the exchange: gSOAP and the raw client apply it to each send
@@ -47,7 +51,7 @@ struct ClientOptions {
   bool new_connection = false;  // one TCP connection per request instead of keep-alive
 };
 
-struct WireBytes {  // of the last call, HTTP request/status line and headers included
+struct WireBytes {  // of the last call, HTTP request/status line and headers (tcp: frame header) included
   uint64_t request = 0;
   uint64_t response = 0;
 };
@@ -62,7 +66,7 @@ class EchoClient {
   virtual WireBytes last_wire_bytes() const = 0;
   // The HTTP Server header of the last response, empty if none.
   virtual std::string server_header() const = 0;
-  virtual std::string_view kind() const = 0;  // "gsoap", "curl" or "raw"
+  virtual std::string_view kind() const = 0;  // "gsoap", "curl", "raw" or "tcp"
   // TCP connections opened so far. With keep-alive it stays at 1; a server that
   // closes after each response (no keep-alive, HTTP/1.0) makes it grow with every call.
   virtual uint64_t connections_opened() const { return 0; }
@@ -70,8 +74,9 @@ class EchoClient {
   virtual std::string_view http_version() const { return {}; }
 };
 
-// kind is "gsoap", "curl" or "raw". Throws std::invalid_argument on an unknown kind or
-// a URL that is not http://host[:port]/path.
+// kind is "gsoap", "curl", "raw" or "tcp". Throws std::invalid_argument on an unknown
+// kind, a URL that is not http://host[:port]/path (tcp: tcp://host:port), or an
+// operation the kind does not implement (echoBinary: raw only; tcpEcho: tcp only).
 std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptions& options);
 
 }  // namespace soapbench

@@ -50,6 +50,18 @@ std::vector<ItemValue> make_items(const PayloadSize& size) {
   return items;
 }
 
+std::vector<uint8_t> make_bytes(size_t n) {
+  std::vector<uint8_t> bytes(n);
+  uint32_t x = 0x9e3779b9u;  // xorshift: cheap, and no period a 2 MB echo could hide in
+  for (auto& b : bytes) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    b = static_cast<uint8_t>(x >> 24);
+  }
+  return bytes;
+}
+
 namespace {
 
 // Where two byte strings known to differ first differ.

@@ -50,6 +50,7 @@ struct PayloadSize {
   size_t string_length = 1024;  // characters in the echoString text
   size_t items = 1;             // items in the echoStruct request
   size_t binary_bytes = 256;    // bytes in each base64Binary and hexBinary field
+  size_t data_bytes = 100;      // echoBinary's data, and the tcp client's message (xSocket's 100-byte packet)
 };
 
 // The fixed 64-character pattern of the echoString payload: it contains & < > " '
@@ -62,6 +63,10 @@ std::string make_string(size_t length);
 // the most negative short, a dateTime with fractional seconds, ...). Items differ
 // by index so that a reordered or duplicated echo is caught.
 std::vector<ItemValue> make_items(const PayloadSize& size);
+
+// `n` bytes of every value 0..255 in a fixed, non-repeating-looking order, so
+// that a shifted, truncated or reordered echo is caught by a byte comparison.
+std::vector<uint8_t> make_bytes(size_t n);
 
 // Compares by schema type: numbers by value, dateTime as an instant, QName by
 // namespace and local part, binary by bytes, decimal by numeric value. Returns

@@ -110,8 +110,7 @@ class RawClient final : public EchoClient {
 RawClient::RawClient(const ClientOptions& options)
     : options_(options), target_(split_url(options.url)), check_(options.operation, options.payload) {
   const std::string body = check_.render_request();
-  const char* action = options.operation == Operation::echo_string ? "\"urn:soapbench:echo:1#echoString\""
-                                                                   : "\"urn:soapbench:echo:1#echoStruct\"";
+  const std::string action = "\"urn:soapbench:echo:1#" + std::string(to_string(options.operation)) + "\"";
   request_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority +
              "\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: " + action +
              "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +

@@ -1,5 +1,7 @@
 #include "response_check.h"
 
+#include <algorithm>
+
 #include "xml_values.h"
 
 namespace soapbench {
@@ -9,18 +11,21 @@ namespace {
 
 EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operation_(operation) {
   if (operation == Operation::echo_string) expected_text_ = make_string(payload.string_length);
+  else if (operation == Operation::echo_binary) sent_data_ = make_bytes(payload.data_bytes);
   else sent_items_ = make_items(payload);
 }
 
 std::string EchoCheck::render_request() const {
+  if (operation_ == Operation::echo_binary) return xml::render_echo_binary(sent_data_);
   return operation_ == Operation::echo_string ? xml::render_echo_string(expected_text_)
                                               : xml::render_echo_struct(sent_items_);
 }
 
 CallResult EchoCheck::check(long status, std::string& body) {
   const bool success = status >= 200 && status < 300;
-  const xml::ReadStatus read = operation_ == Operation::echo_string ? reader_.read_echo_string(body, got_text_)
-                                                                    : reader_.read_echo_struct(body, got_items_);
+  const xml::ReadStatus read = operation_ == Operation::echo_string   ? reader_.read_echo_string(body, got_text_)
+                               : operation_ == Operation::echo_binary ? reader_.read_echo_binary(body, got_data_)
+                                                                      : reader_.read_echo_struct(body, got_items_);
   // SOAP 1.1 sends a Fault with status 500. A Fault with another error status (the
   // gSOAP server answers a wrong path with 404 and a Fault) is that status, as the
   // gSOAP client reports it too.
@@ -33,7 +38,16 @@ CallResult EchoCheck::check(long status, std::string& body) {
   }
   if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
   if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
-  if (operation_ == Operation::echo_string) {
+  if (operation_ == Operation::echo_binary) {
+    if (got_data_ != sent_data_) {
+      const size_t at = static_cast<size_t>(
+          std::mismatch(sent_data_.begin(), sent_data_.end(), got_data_.begin(), got_data_.end()).first -
+          sent_data_.begin());
+      return failure(FailureKind::mismatch, "data differs at byte " + std::to_string(at) + " (sent " +
+                                                std::to_string(sent_data_.size()) + " bytes, echoed " +
+                                                std::to_string(got_data_.size()) + ")");
+    }
+  } else if (operation_ == Operation::echo_string) {
     if (got_text_ != expected_text_) return failure(FailureKind::mismatch, first_difference(expected_text_, got_text_));
   } else if (auto difference = compare_items(sent_items_, got_items_)) {
     return failure(FailureKind::mismatch, std::move(*difference));

@@ -26,6 +26,8 @@ class EchoCheck {
   xml::ResponseReader reader_;
   std::string got_text_;
   std::vector<ItemValue> got_items_;
+  std::vector<uint8_t> sent_data_;  // echoBinary
+  std::vector<uint8_t> got_data_;
 };
 
 // Where an echoed string first departs from the one sent, for a mismatch detail.

@@ -223,6 +223,20 @@ ReadStatus ResponseReader::read_echo_struct(std::string& body, std::vector<ItemV
   return ReadStatus::echo;
 }
 
+ReadStatus ResponseReader::read_echo_binary(std::string& body, std::vector<uint8_t>& data) {
+  ReadStatus status;
+  const pugi::xml_node response = response_element(body, "echoBinaryResponse", status);
+  if (!response) return status;
+  for (pugi::xml_node c = response.first_child(); c; c = c.next_sibling()) {
+    if (c.type() != pugi::node_element) continue;
+    if (local_name(c) != "data" || !in_service_ns(c)) return fail(ReadStatus::not_echo, "unexpected element", c.name());
+    const std::string_view text = text_of(c, scratch_);
+    if (!decode_base64(text, data)) return fail(ReadStatus::not_echo, "data is not xsd:base64Binary", text.substr(0, 40));
+    return ReadStatus::echo;
+  }
+  return fail(ReadStatus::not_echo, "echoBinaryResponse without data element");
+}
+
 namespace {
 
 // Sets problem text for a value that does not parse as its schema type.

@@ -25,6 +25,7 @@ class ResponseReader {
   // `body` is parsed in place and left modified.
   ReadStatus read_echo_string(std::string& body, std::string& text);
   ReadStatus read_echo_struct(std::string& body, std::vector<ItemValue>& items);
+  ReadStatus read_echo_binary(std::string& body, std::vector<uint8_t>& data);
   // After a status other than echo: the faultstring or what was wrong (short).
   const std::string& problem() const { return problem_; }
 

@@ -181,6 +181,18 @@ std::string render_echo_struct(const std::vector<ItemValue>& items, Message mess
   return out;
 }
 
+std::string render_echo_binary(const std::vector<uint8_t>& data, Message message) {
+  const char* wrapper = message == Message::request ? "echoBinary" : "echoBinaryResponse";
+  std::string out;
+  out.reserve(data.size() / 3 * 4 + 512);
+  begin_envelope(out, wrapper);
+  open(out, "data");
+  append_base64(out, data);
+  close(out, "data");
+  end_envelope(out, wrapper);
+  return out;
+}
+
 void append_escaped(std::string& out, std::string_view text) {
   size_t plain = 0;  // start of the run of characters copied as they are
   for (size_t i = 0; i < text.size(); ++i) {

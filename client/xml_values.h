@@ -21,6 +21,8 @@ enum class Message { request, response };  // echoX or echoXResponse
 // prefixes "soap" and "tns"; QNames outside tns get a prefix declared on their element.
 std::string render_echo_string(std::string_view text, Message message = Message::request);
 std::string render_echo_struct(const std::vector<ItemValue>& items, Message message = Message::request);
+// echoBinary: the bytes as one base64Binary `data` element, reserved up front (linear in size).
+std::string render_echo_binary(const std::vector<uint8_t>& data, Message message = Message::request);
 
 // Escapes & < > " ' and the characters XML would otherwise normalise (CR in
 // text; TAB, LF, CR in attributes) so that the value reads back unchanged.

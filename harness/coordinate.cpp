@@ -42,6 +42,13 @@ Clock::duration secs(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
+// The server's counters, from wherever the plan says they are.
+std::optional<ServerStats> server_stats(const RampPlan& plan) {
+  const std::string& at = plan.stats_url.empty() ? plan.url : plan.stats_url;
+  if (at.rfind("http://", 0) != 0) return std::nullopt;
+  return fetch_server_stats(at, kStatsTimeoutS);
+}
+
 unsigned online_cores() {
   const long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<unsigned>(n) : 0;
@@ -172,7 +179,7 @@ void StepRun::measure() {
   while (!group_->all_exited()) {
     auto now = Clock::now();
     if (stats_due && now >= measure_start) {
-      server_.measure_start = fetch_server_stats(plan_.url, kStatsTimeoutS);
+      server_.measure_start = server_stats(plan_);
       stats_taken = Clock::now();
       stats_due = false;
     }
@@ -201,7 +208,7 @@ void StepRun::measure() {
       problems_.push_back(fmt::format("worker {} (pid {}) gave no result within {:g} s of being stopped",
                                       w + 1, group_->pid(w), kStopGraceS));
   if (server_.measure_start) {
-    server_.measure_end = fetch_server_stats(plan_.url, kStatsTimeoutS);
+    server_.measure_end = server_stats(plan_);
     server_.measure_wall_s = std::chrono::duration<double>(Clock::now() - stats_taken).count();
     server_.after_step = server_.measure_end;  // every worker has exited: nothing is in flight
   }
@@ -209,7 +216,7 @@ void StepRun::measure() {
 }
 
 std::optional<StepResult> StepRun::run(bool& interrupted) {
-  server_.before_step = fetch_server_stats(plan_.url, kStatsTimeoutS);
+  server_.before_step = server_stats(plan_);
   step_banner(out_, plan_, op_, clients_, warmup_s_);
   start_workers();
   if (interrupt_.interrupted()) {
@@ -244,6 +251,7 @@ WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, uns
   wp.duration_s = plan.duration_s;
   wp.requests = plan.requests;
   wp.rate = plan.rate / clients;  // the step's rate shared evenly
+  wp.pause_s = plan.pause_s;
   wp.interval_s = plan.interval_s;
   if (plan.rate > 0) wp.schedule_offset_s = client / plan.rate;
   return wp;

@@ -27,6 +27,10 @@ struct RampPlan {
   double duration_s = 10;                 // measured phase when requests == 0
   uint64_t requests = 0;                  // measured calls per client; 0 = by duration
   double rate = 0;                        // calls/s over all clients of a step; 0 = closed loop
+  double pause_s = 0;                     // closed loop: each client's wait after each call
+  // Where GET /stats is: empty = beside `url` (soapbench-server); a plain-TCP
+  // server names its own http://host:port/stats; a non-http one means no /stats.
+  std::string stats_url;
   double interval_s = 5;                  // per-interval samples
   bool live_lines = true;                 // print a line per interval while measuring
   bool same_host = true;                  // the server shares this host's cores (CPU warning)

@@ -31,6 +31,7 @@ void validate(const WorkerPlan& p) {
   if (p.requests == 0 && !(p.duration_s > 0)) bad("duration_s must be > 0 when requests is 0");
   if (!(p.timeout_s > 0)) bad("timeout_s must be > 0");
   if (!(p.schedule_offset_s >= 0)) bad("schedule_offset_s must be >= 0");
+  if (!(p.pause_s >= 0)) bad("pause_s must be >= 0");
 }
 
 }  // namespace
@@ -115,6 +116,7 @@ void Engine::run(const std::atomic<bool>& stop) {
       }
       if (measuring && enough(now)) return finish(false);
       call_once(now, measuring);
+      if (plan_.pause_s > 0 && !wait_until(Clock::now() + from_seconds(plan_.pause_s), stop)) break;
     }
     return finish(true);
   }

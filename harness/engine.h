@@ -43,6 +43,7 @@ struct WorkerPlan {
   double duration_s = 10;           // length of the measured phase when requests == 0
   uint64_t requests = 0;            // measured calls for this client; 0 = measure by duration
   double rate = 0;                  // calls per second for this client; 0 = closed loop
+  double pause_s = 0;               // closed loop: wait after each call (xSocket's "wait time between calls")
   double interval_s = 5;            // length of the per-interval samples (> 0)
   // Rate mode: this client's first slot after the start. The coordinator gives
   // client k of N an offset of k / (N x rate), so that together they send an

@@ -45,12 +45,14 @@ json plan_to_json(const WorkerPlan& p) {
               {"string_length", p.payload.string_length},
               {"items", p.payload.items},
               {"binary_bytes", p.payload.binary_bytes},
+              {"data_bytes", p.payload.data_bytes},
               {"timeout_s", p.timeout_s},
               {"new_connection", p.new_connection},
               {"warmup_s", p.warmup_s},
               {"duration_s", p.duration_s},
               {"requests", p.requests},
               {"rate", p.rate},
+              {"pause_s", p.pause_s},
               {"interval_s", p.interval_s},
               {"schedule_offset_s", p.schedule_offset_s},
               {"start_at_unix_s", p.start_at_unix_s}};
@@ -67,12 +69,14 @@ WorkerPlan plan_from_json(const json& j) {
   p.payload.string_length = field<size_t>(j, "string_length");
   p.payload.items = field<size_t>(j, "items");
   p.payload.binary_bytes = field<size_t>(j, "binary_bytes");
+  p.payload.data_bytes = field<size_t>(j, "data_bytes");
   p.timeout_s = field<double>(j, "timeout_s");
   p.new_connection = field<bool>(j, "new_connection");
   p.warmup_s = field<double>(j, "warmup_s");
   p.duration_s = field<double>(j, "duration_s");
   p.requests = field<uint64_t>(j, "requests");
   p.rate = field<double>(j, "rate");
+  p.pause_s = field<double>(j, "pause_s");
   p.interval_s = field<double>(j, "interval_s");
   p.schedule_offset_s = field<double>(j, "schedule_offset_s");
   p.start_at_unix_s = field<double>(j, "start_at_unix_s");

@@ -1,18 +1,22 @@
 // soapbench: drives SOAP endpoints with a ramp of client processes and keeps
 // the results (run), probes an endpoint (check), and reads results back
-// (compare, plot). `worker` is the client process that `run` starts.
+// (compare, plot). `worker` is the client process that `run` starts. The
+// transport baselines and `merge` are in extra_commands.h.
 #include <unistd.h>
 
 #include <csignal>
 #include <iostream>
 
 #include "cli.h"
+#include "extra_commands.h"
 #include "launch.h"
 
 using namespace soapbench;
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed socket or pipe is an error value, not a death
+  // Commands with their own parsers (extra_commands.h): tcp-echo, merge, sweep.
+  if (const auto code = run_extra_command(argc, argv, std::cout, std::cerr)) return *code;
   const ParsedCommandLine p = parse_command_line(argc, argv, std::cout, std::cerr);
   if (p.exit_code >= 0) return p.exit_code;
   switch (p.command) {

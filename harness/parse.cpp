@@ -123,4 +123,18 @@ uint64_t parse_count(std::string_view text) {
   return static_cast<uint64_t>(value);
 }
 
+std::vector<uint64_t> parse_count_list(std::string_view text) {
+  std::vector<uint64_t> values;
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) throw std::invalid_argument("empty item in the list '" + std::string(text) + "'");
+    values.push_back(parse_count(item));
+    if (comma == std::string_view::npos) return values;
+    start = comma + 1;
+  }
+}
+
 }  // namespace soapbench

@@ -28,4 +28,8 @@ double parse_duration(std::string_view text);
 // Errors: "", "-5", "10x", "1.5", "0.0005k", values above UINT64_MAX.
 uint64_t parse_count(std::string_view text);
 
+// Comma-separated counts (parse_count each), in the order given, spaces around
+// items ignored: "0,2k,20k,200k,2M". Errors: "", an empty item, a bad count.
+std::vector<uint64_t> parse_count_list(std::string_view text);
+
 }  // namespace soapbench

@@ -129,7 +129,8 @@ std::string script(const std::string& operation, const std::string& stem,
   return s;
 }
 
-// Runs `gnuplot script` in `dir`; throws with gnuplot's stderr when it fails.
+}  // namespace
+
 void run_gnuplot(const std::string& gnuplot, const fs::path& dir, const std::string& script_name) {
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0)
@@ -179,8 +180,6 @@ void run_gnuplot(const std::string& gnuplot, const fs::path& dir, const std::str
                                          (dir / script_name).string(), how, errors));
   }
 }
-
-}  // namespace
 
 void plot_runs(const std::vector<RunRecord>& runs, const fs::path& out_dir,
                const PlotOptions& options) {

@@ -27,4 +27,9 @@ struct PlotOptions {
 void plot_runs(const std::vector<RunRecord>& runs, const std::filesystem::path& out_dir,
                const PlotOptions& options = {});
 
+// Runs `gnuplot script_name` in `dir` (gnuplot a program name or path). Throws
+// std::runtime_error when it cannot be started ("gnuplot not found ...") or
+// fails (with its stderr). `soapbench sweep` draws its chart with it too.
+void run_gnuplot(const std::string& gnuplot, const std::filesystem::path& dir, const std::string& script_name);
+
 }  // namespace soapbench

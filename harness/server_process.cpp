@@ -35,14 +35,19 @@ std::string executable_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-ServerProcess::ServerProcess(const std::string& program, const std::string& mode,
+ServerProcess::ServerProcess(const std::string& program, const std::string& mode, double startup_timeout_s)
+    : ServerProcess({program, "--port", "0", "--report-interval", "0", "--quiet", "--mode", mode, "--grace", "1"},
+                    R"(^soapbench-server listening on (http://\S+) mode=)", startup_timeout_s) {}
+
+ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::string& address_pattern,
                              double startup_timeout_s) {
+  const std::string& program = args.at(0);
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-  std::string a0 = program, a1 = "--port", a2 = "0", a3 = "--report-interval", a4 = "0",
-              a5 = "--quiet", a6 = "--mode", a7 = mode, a8 = "--grace", a9 = "1";
-  char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), a5.data(),
-                  a6.data(), a7.data(), a8.data(), a9.data(), nullptr};
+  std::vector<std::string> arg_copies = args;
+  std::vector<char*> argv;
+  for (auto& a : arg_copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t driver = getpid();
   pid_ = fork();
   if (pid_ < 0) {
@@ -59,7 +64,7 @@ ServerProcess::ServerProcess(const std::string& program, const std::string& mode
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(program.c_str(), argv);
+    execv(program.c_str(), argv.data());
     _exit(127);
   }
   ::close(out_pipe[1]);
@@ -82,7 +87,7 @@ ServerProcess::ServerProcess(const std::string& program, const std::string& mode
     text.append(buf, static_cast<size_t>(n));
   }
   first_line_ = text.substr(0, text.find('\n'));
-  static const std::regex pattern(R"(^soapbench-server listening on (http://\S+) mode=)");
+  const std::regex pattern(address_pattern);
   std::smatch m;
   if (!std::regex_search(first_line_, m, pattern)) {
     const std::string how = stop(0.5);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace soapbench {
 
@@ -16,6 +17,11 @@ class ServerProcess {
   // server printed, if anything) when it does not report an address within
   // `startup_timeout_s`.
   ServerProcess(const std::string& program, const std::string& mode, double startup_timeout_s = 10);
+  // Any server that announces itself the same way: `argv` (program first) is
+  // started, and the first group of `address_pattern` (an ECMAScript regex)
+  // on its first line is its URL. soapbench-echo-server is started this way.
+  ServerProcess(const std::vector<std::string>& argv, const std::string& address_pattern,
+                double startup_timeout_s = 10);
   // Stops it (see stop()).
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
