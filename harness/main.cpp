@@ -5,7 +5,9 @@
 
 #include <csignal>
 #include <iostream>
+#include <string_view>
 
+#include "chat_command.h"
 #include "cli.h"
 #include "launch.h"
 
@@ -13,6 +15,8 @@ using namespace soapbench;
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed socket or pipe is an error value, not a death
+  // `soapbench chat` has its own parser (chat/chat_cli.cpp).
+  if (argc > 1 && std::string_view(argv[1]) == "chat") return chat::chat_main(argc - 1, argv + 1);
   const ParsedCommandLine p = parse_command_line(argc, argv, std::cout, std::cerr);
   if (p.exit_code >= 0) return p.exit_code;
   switch (p.command) {
