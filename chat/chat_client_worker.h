@@ -85,6 +85,7 @@ class Worker {
   uint64_t deliveries_owed() const;
   void roll_intervals(uint64_t now);
   void check_pairs();
+  uint64_t expected_hash(Room& room, uint32_t sender, uint32_t seq);
   void note(const std::string& problem);
 
   const ChatPlan& plan_;
