@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <thread>
@@ -52,6 +53,36 @@ std::optional<ServerStats> server_stats(const std::string& host, uint16_t port, 
   }
 }
 
+// Busy and total jiffies of the whole host, from the first line of /proc/stat.
+struct HostTicks {
+  uint64_t busy = 0, total = 0;
+};
+HostTicks host_ticks() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  in >> cpu;
+  HostTicks t;
+  uint64_t v = 0;
+  for (int field = 0; field < 8 && in >> v; ++field) {  // user nice system idle iowait irq softirq steal
+    t.total += v;
+    if (field != 3 && field != 4) t.busy += v;
+  }
+  return t;
+}
+
+// The host's busy share over the run as top shows it (100 = one core), and a
+// warning when other processes took a good part of it: then neither the
+// client nor the server got the cores the figures assume.
+std::optional<std::string> host_warning(const HostTicks& a, const HostTicks& b, double ours_pct, unsigned cores) {
+  if (b.total <= a.total || cores == 0) return std::nullopt;
+  const double host_pct = static_cast<double>(b.busy - a.busy) / static_cast<double>(b.total - a.total) * cores * 100.0;
+  const double others = host_pct - ours_pct;
+  if (others < 0.25 * cores * 100.0) return std::nullopt;
+  return fmt::format("other processes used about {:.0f}% CPU during the run (host {:.0f}% of {} cores, "
+                     "client + server {:.0f}%): the figures are a lower bound for this host",
+                     others, host_pct, cores, ours_pct);
+}
+
 std::vector<std::string> verdict_problems(const ChatVerdict& v) {
   std::vector<std::string> p;
   const auto add = [&](uint64_t n, const char* what) {
@@ -69,7 +100,8 @@ std::vector<std::string> verdict_problems(const ChatVerdict& v) {
   return p;
 }
 
-StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServerView& view) {
+StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServerView& view,
+                     const HostTicks& host_before, const HostTicks& host_after) {
   const ChatVerdict& v = o.verdict;
   StepResult step;
   step.clients = c.rooms * c.users;
@@ -100,6 +132,9 @@ StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServer
   if (o.bounded) checks.worker_problems.push_back(fmt::format("stopped by --duration {:g}s before every delivery arrived", c.duration_s));
   if (o.stalled) checks.worker_problems.push_back(fmt::format("stopped after {:g}s without a delivery (--stall)", c.stall_s));
   step.warnings = all_step_warnings(step, view, checks);
+  if (auto w = host_warning(host_before, host_after, step.client_cpu_pct + step.server_cpu_pct.value_or(0),
+                            checks.cores))
+    step.warnings.push_back(*w);
   return step;
 }
 
@@ -165,6 +200,7 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
   ChatOutcome outcome;
   StepServerView view;
   std::string error;
+  HostTicks host_before, host_after;
   std::atomic<bool> stop{false}, finished{false};
   // Turns a signal into the run's stop flag.
   std::thread watcher([&] {
@@ -193,12 +229,14 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
     if (c.interval_s > 0) interval_header(out);
     out.flush();
     const auto t0 = std::chrono::steady_clock::now();
+    host_before = host_ticks();
     outcome = run_chat(plan, stop, [&](const IntervalSample& s) {
       if (c.interval_s > 0) {
         interval_line(out, "chat", c.rooms * c.users, s);
         out.flush();
       }
     });
+    host_after = host_ticks();
     view.measure_end = view.after_step = server_stats(plan.host, plan.port);
     view.measure_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } catch (const std::exception& e) {
@@ -215,7 +253,7 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
   }
   OperationResult op;
   op.operation = "chat";
-  op.steps.push_back(make_step(c, outcome, view));
+  op.steps.push_back(make_step(c, outcome, view, host_before, host_after));
   record.operations.push_back(op);
   record.partial = outcome.interrupted;
   record.context.options["verdict"] = {
