@@ -84,11 +84,19 @@ ChatOutcome run_chat(const ChatPlan& plan, const std::atomic<bool>& stop,
   {
     std::unique_lock lock(co.mutex);
     co.cv.wait(lock, [&] { return co.ready == threads; });
+    uint64_t failed = 0;  // the workers wrote these before counting themselves ready
+    for (auto& w : workers) failed += w->join_failures();
+    co.abort = failed == uint64_t{plan.rooms} * plan.users;
     cpu_at_start = process_cpu_s();
     co.start_ns = monotonic_ns() + 20'000'000;  // a moment for every thread to see the start
     co.go = true;
   }
   co.cv.notify_all();
+  if (co.abort) {
+    for (auto& t : running) t.join();
+    throw std::runtime_error(fmt::format("no user could join at {}:{}: {}", plan.host, plan.port,
+                                         workers.front()->totals().verdict.first_problem));
+  }
 
   // Live intervals: index i is complete once every worker has closed it or finished.
   ChatOutcome outcome;
@@ -158,9 +166,6 @@ ChatOutcome run_chat(const ChatPlan& plan, const std::atomic<bool>& stop,
     end_ns = std::max(end_ns, r.last_activity_ns);
   }
   outcome.measured_s = static_cast<double>(end_ns - co.start_ns) / 1e9;
-  if (outcome.verdict.sent == 0 && outcome.verdict.join_failures == plan.rooms * plan.users)
-    throw std::runtime_error(fmt::format("no user could join at {}:{}: {}", plan.host, plan.port,
-                                         outcome.verdict.first_problem));
   return outcome;
 }
 

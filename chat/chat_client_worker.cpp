@@ -346,7 +346,7 @@ bool Worker::wait_for_start() {
   co_.cv.notify_all();
   co_.cv.wait(lock, [&] { return co_.go; });
   start_ns_ = co_.start_ns;
-  return true;
+  return !co_.abort;
 }
 
 void Worker::join_phase(uint64_t deadline_ns) {
@@ -452,8 +452,7 @@ void Worker::check_pairs() {
 void Worker::run() {
   connect_all();
   join_phase(monotonic_ns() + static_cast<uint64_t>(plan_.connect_timeout_s * 1e9));
-  wait_for_start();
-  measure();
+  if (wait_for_start()) measure();
 }
 
 }  // namespace soapbench::chat

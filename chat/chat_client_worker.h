@@ -30,7 +30,8 @@ struct Coordination {
   std::mutex mutex;
   std::condition_variable cv;
   unsigned ready = 0;      // workers whose users have all joined (or failed to)
-  bool go = false;         // start_ns is set
+  bool go = false;         // start_ns is set (or abort)
+  bool abort = false;      // no user could join anywhere: nothing to measure
   uint64_t start_ns = 0;   // monotonic_ns() at which every worker starts sending
   std::map<unsigned, std::vector<EngineInterval>> posted;  // by interval index
   std::vector<int> closed_through;  // per worker: the last interval it closed (-1: none)
@@ -62,6 +63,7 @@ class Worker {
   // Connects and joins, reports ready, waits for the start, measures, checks.
   void run();
   const WorkerTotals& totals() const { return totals_; }
+  uint64_t join_failures() const { return totals_.verdict.join_failures; }
 
  private:
   struct User;
@@ -70,7 +72,7 @@ class Worker {
   void connect_all();
   void join_phase(uint64_t deadline_ns);
   void measure();
-  bool wait_for_start();
+  bool wait_for_start();  // false: the run was called off
 
   void set_interest(User& u);
   void flush(User& u, uint64_t now);

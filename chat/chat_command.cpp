@@ -226,12 +226,14 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
     record.context.stack_label = raw.empty() ? "chat server" : "soapbench-chat-server";
     if (view.before_step) record.context.server_mode = view.before_step->mode;
     out << fmt::format("soapbench chat: {} rooms x {} users against {}\n", c.rooms, c.users, record.context.url);
-    if (c.interval_s > 0) interval_header(out);
     out.flush();
+    bool header_printed = false;
     const auto t0 = std::chrono::steady_clock::now();
     host_before = host_ticks();
     outcome = run_chat(plan, stop, [&](const IntervalSample& s) {
       if (c.interval_s > 0) {
+        if (!header_printed) interval_header(out);
+        header_printed = true;
         interval_line(out, "chat", c.rooms * c.users, s);
         out.flush();
       }

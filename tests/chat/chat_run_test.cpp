@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -161,6 +162,17 @@ TEST(ChatRun, InterruptWritesAPartialFile) {
   const RunRecord r = results_of(p);
   EXPECT_TRUE(r.partial);
   EXPECT_GT(r.operations.at(0).steps.at(0).requests, 0u);
+}
+
+TEST(ChatRun, NoServerIsAnErrorWithoutAResultsFile) {
+  TempDir dir;
+  std::string out, err;
+  const auto port = std::to_string(soapbench::test::unused_port());
+  EXPECT_EQ(soapbench::test::run_program(chat_args({"--port", port, "--rooms", "1", "--users", "2"}, dir), &out, &err, 20s), 1)
+      << out << err;
+  EXPECT_NE(err.find("no user could join at 127.0.0.1:" + port), std::string::npos) << err;
+  EXPECT_NE(err.find("Connection refused"), std::string::npos) << err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
 struct BadFlags {
