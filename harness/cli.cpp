@@ -287,7 +287,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   app.set_version_flag("--version", std::string("soapbench ") + SOAPBENCH_VERSION + " (gSOAP " +
                                         SOAPBENCH_GSOAP_VERSION + ")");
   app.require_subcommand(1);
-  app.footer("Also: tcp-echo, merge, sweep (soapbench COMMAND --help)");
+  app.footer("Also: tcp-echo, merge, sweep, chat (soapbench COMMAND --help)");
 
   // ---- run
   RunConfig& r = p.run;

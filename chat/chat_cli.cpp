@@ -1,0 +1,119 @@
+// `soapbench chat` flags: CLI11, one check per flag, the rules between flags below.
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "chat_command.h"
+#include "parse.h"  // harness/: parse_duration, parse_count
+
+namespace soapbench::chat {
+
+namespace {
+
+CLI::Validator duration_value(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& s) -> std::string {
+        try {
+          const double v = parse_duration(s);
+          if (positive && v <= 0) return "must be more than 0, got '" + s + "'";
+          s = fmt::format("{:.17g}", v);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "DURATION");
+}
+
+std::string join_command_line(int argc, const char* const* argv) {
+  std::string line = "soapbench";
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t'\"") != std::string::npos) arg = "'" + arg + "'";
+    line += " " + arg;
+  }
+  return line;
+}
+
+struct FlagError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The rules between flags.
+void validate(const ChatConfig& c, bool host_given) {
+  if (host_given && c.port == 0) throw FlagError("--host: needs --port (without it the embedded server is used)");
+  if (c.rooms * uint64_t{c.users} > 100000)
+    throw FlagError(fmt::format("--rooms, --users: {} x {} connections is over the limit of 100000", c.rooms, c.users));
+  if (c.interval_s > 0 && c.interval_s < 0.1) throw FlagError("--interval: must be 0 (no live lines) or at least 100ms");
+  std::error_code ec;
+  if (std::filesystem::exists(c.out_dir, ec) && !std::filesystem::is_directory(c.out_dir, ec))
+    throw FlagError("--out: '" + c.out_dir + "' exists and is not a directory");
+}
+
+}  // namespace
+
+ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                           int& exit_code) {
+  ChatConfig c;
+  exit_code = -1;
+  CLI::App app{"soapbench chat: the chat-room benchmark. Rooms of users, one connection each; the server\n"
+               "relays every message to the other members of its room; the client checks every delivery.",
+               "soapbench chat"};
+  app.add_option("--host", c.host, "Chat server address (with --port)");
+  app.add_option("--port", c.port, "A running soapbench-chat-server; without it one is started")
+      ->check(CLI::Range(1, 65535));
+  app.add_option("--rooms", c.rooms, "Chat rooms")->check(CLI::Range(1u, 100000u))->capture_default_str();
+  app.add_option("--users", c.users, "Users per room, one connection each")
+      ->check(CLI::Range(2u, 10000u))->capture_default_str();
+  app.add_option("--messages", c.messages, "Messages each user sends")
+      ->check(CLI::Range(1u, 10000000u))->capture_default_str();
+  app.add_option("--size", c.size, "Content bytes per message")
+      ->check(CLI::Range(size_t{0}, size_t{60000}))->capture_default_str();
+  auto* window = app.add_option("--window", c.window,
+                                "Closed loop: a user's messages not yet delivered to every other member;\n"
+                                "0 = as fast as TCP takes them")
+                     ->check(CLI::Range(0u, 1000000u))->capture_default_str();
+  app.add_option("--rate", c.rate, "Messages/s per user, on a fixed schedule, instead of the closed loop")
+      ->check(CLI::Range(0.001, 1e6))->excludes(window);
+  app.add_option("--duration", c.duration_s, "Bound on the run; what has not arrived by then is lost")
+      ->transform(duration_value(true))->default_str("300s");
+  app.add_option("--stall", c.stall_s, "Stop once all is sent and nothing arrived for this long")
+      ->transform(duration_value(true))->default_str("5s");
+  app.add_option("--connect-timeout", c.connect_timeout_s, "For every user to connect and join")
+      ->transform(duration_value(true))->default_str("10s");
+  app.add_option("--threads", c.threads, "Client event loops; each owns whole rooms")
+      ->check(CLI::Range(1u, 256u))->capture_default_str();
+  auto* server_threads = app.add_option("--server-threads", c.server_threads, "Event loops of the embedded server")
+                             ->check(CLI::Range(1u, 256u))->capture_default_str();
+  app.add_option("--interval", c.interval_s, "Seconds per live line; 0 for none")
+      ->transform(duration_value(false))->default_str("5s");
+  app.add_option("--label", c.label, "Name of the run in file names, tables and charts");
+  app.add_option("--out", c.out_dir, "Directory of the results files")->capture_default_str();
+  try {
+    app.parse(argc, argv);  // argv[0] ("chat") stands for the program name
+    if (c.port != 0 && server_threads->count() > 0)
+      throw FlagError("--server-threads: only for the embedded server; it cannot be used with --port");
+    validate(c, app.get_option("--host")->count() > 0);
+    c.command_line = join_command_line(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    exit_code = app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "soapbench chat: " << e.what() << "\nRun 'soapbench chat --help'.\n";
+    exit_code = 2;
+  } catch (const FlagError& e) {
+    err << "soapbench chat: " << e.what() << "\n";
+    exit_code = 2;
+  }
+  return c;
+}
+
+int chat_main(int argc, const char* const* argv) {
+  int exit_code = -1;
+  const ChatConfig config = parse_chat_args(argc, argv, std::cout, std::cerr, exit_code);
+  if (exit_code >= 0) return exit_code;
+  return chat_command(config, std::cout, std::cerr);
+}
+
+}  // namespace soapbench::chat
