@@ -32,6 +32,26 @@ void copy_text(const KDSoapValueList& from, KDSoapValueList& to,
   }
 }
 
+// KDQName::toSoapValue declares the QName's namespace only for a prefixed name,
+// under the request's prefix: an unprefixed name (default namespace) loses its
+// namespace, and a prefix like n1 redeclares the one KDSoap's writer gives the
+// echo namespace, moving <varQName> itself out of it. Written instead under a
+// prefix the writer never uses (it uses soap, soap-enc, xsd, xsi, n1, n2, ...).
+void rewrite_qname(const KDSoapValueList& from, KDSoapValueList& to) {
+  const QLatin1String name("varQName");
+  const KDSoapValue* source = child_named(from, name);
+  if (source == nullptr) return;
+  const KDQName sent = KDQName::fromSoapValue(*source);
+  if (sent.nameSpace().isEmpty()) return;  // no namespace, or an undeclared prefix: as KDSoap wrote it
+  for (KDSoapValue& target : to) {
+    if (target.name() != name) continue;
+    target.setValue(QStringLiteral("qn:") + sent.localName());
+    QXmlStreamNamespaceDeclarations declarations;
+    declarations.append(QXmlStreamNamespaceDeclaration(QStringLiteral("qn"), sent.nameSpace()));
+    target.setNamespaceDeclarations(declarations);
+  }
+}
+
 // Item by item: the n-th <item> of the response is the n-th of the request,
 // since the generated code serializes the items it deserialized, in order.
 void restore_lossy_fields(const KDSoapValue& request, KDSoapValue& response) {
@@ -47,6 +67,7 @@ void restore_lossy_fields(const KDSoapValue& request, KDSoapValue& response) {
     const KDSoapValueList& sent_fields = (next_sent++)->childValues();
     KDSoapValueList& echoed_fields = echoed_item.childValues();
     copy_text(sent_fields, echoed_fields, kLossyItemFields);
+    rewrite_qname(sent_fields, echoed_fields);
     const KDSoapValue* sent_nested = child_named(sent_fields, nested);
     if (sent_nested == nullptr) continue;
     for (KDSoapValue& echoed_nested : echoed_fields)

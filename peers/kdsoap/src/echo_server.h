@@ -15,8 +15,8 @@ class EchoObject : public EchoServiceServerBase {
   explicit EchoObject(bool restore_lossy_fields) : restore_lossy_fields_(restore_lossy_fields) {}
   // The generated dispatch; then, for echoStruct, copies the request's text of
   // each field whose generated C++ type cannot hold the value into the response
-  // (README.md, "What KDSoap loses", lists the fields and why), and keeps an
-  // empty response from being taken for none.
+  // and rewrites varQName under a prefix of its own (README.md, "What KDSoap
+  // loses", says why); and keeps an empty response from being taken for none.
   void processRequest(const KDSoapMessage& request, KDSoapMessage& response,
                       const QByteArray& soap_action) override;
   TNS__EchoStringResponse echoString(const TNS__EchoString& parameters) override;

@@ -24,8 +24,11 @@ KDSoapValue leaf(const char* name, const char* text) {
   return v;
 }
 
-// Item i of the default payload, in the lexical forms the gSOAP client sends.
-KDSoapValue item(int i) {
+// Item 0 of the default payload in the lexical forms the gSOAP client sends,
+// or for i > 0 with item 1's values where they differ (varUByte, varFloat,
+// varDateTime, the latter with a +05:30 zone); varQName is PREFIX:sample0 with PREFIX bound to QNAME_NS (empty: unprefixed,
+// in that default namespace).
+KDSoapValue item(int i, const QString& prefix = QStringLiteral("echo"), const QString& qname_ns = kNs) {
   KDSoapValueList nested;
   nested << leaf("varFloat", "-3.40282347E+38") << leaf("varShort", "-32768")
          << leaf("varString", "nested <0> & more") << leaf("varByte", "-128")
@@ -33,8 +36,15 @@ KDSoapValue item(int i) {
          << leaf("varDouble", "1.7976931348623157E+308")
          << leaf("varDateTime", i == 0 ? "2006-11-29T12:34:56.789012Z" : "2006-11-29T12:34:57.789012+05:30");
   nested.attributes() << KDSoapValue(QStringLiteral("varAttrString"), QStringLiteral("attr \"0\""));
-  KDSoapValue qname = leaf("varQName", "echo:sample0");
-  qname.addNamespaceDeclaration(QXmlStreamNamespaceDeclaration(QStringLiteral("echo"), kNs));
+  KDSoapValue qname(QStringLiteral("varQName"),
+                    prefix.isEmpty() ? QStringLiteral("sample0") : prefix + QStringLiteral(":sample0"));
+  qname.setNamespaceUri(kNs);
+  // As KDSoap's reader does: the declarations in scope are the environment
+  // (KDQName::fromSoapValue looks there), those on the element its own.
+  QXmlStreamNamespaceDeclarations in_scope;
+  in_scope.append(QXmlStreamNamespaceDeclaration(prefix, qname_ns));
+  qname.setEnvironmentNamespaceDeclarations(in_scope);
+  qname.setNamespaceDeclarations(in_scope);
   KDSoapValueList fields;
   fields << leaf("varString", "item 0") << leaf("varUByte", i == 0 ? "255" : "254")
          << leaf("varULong", "18446744073709551615")
@@ -48,9 +58,11 @@ KDSoapValue item(int i) {
   return v;
 }
 
-KDSoapMessage echo_struct(bool restore, int items) {
+// An echoStruct of ITEMS default items and then EXTRA, through EchoObject.
+KDSoapMessage echo_struct(bool restore, int items, const QList<KDSoapValue>& extra = {}) {
   KDSoapValueList children;
   for (int i = 0; i < items; ++i) children << item(i);
+  for (const KDSoapValue& value : extra) children << value;
   KDSoapMessage request;
   request = KDSoapValue(QStringLiteral("echoStruct"), children);
   EchoObject object(restore);
@@ -115,12 +127,45 @@ TEST(EchoObject, FieldsKDSoapTypesKeepAreTheirs) {
   const auto items = echo(true, 1);
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].at("varULong"), "18446744073709551615");
-  EXPECT_EQ(items[0].at("varQName"), "echo:sample0");
   EXPECT_EQ(items[0].at("varBase64Binary"), "AAEC/w==");
   EXPECT_EQ(items[0].at("varHexBinary"), "00ff10");
   EXPECT_EQ(items[0].at("varColor"), "BLUE");
   EXPECT_EQ(items[0].at("varStruct/varShort"), "-32768");
   EXPECT_EQ(items[0].at("varStruct/varDouble"), "1.7976931348623157e+308");
+}
+
+// The namespace declarations the writer will put on item N's varQName, and its text.
+std::pair<QXmlStreamNamespaceDeclarations, std::string> qname_of(const KDSoapMessage& response, int n) {
+  const KDSoapValue qname = response.childValues().at(n).childValues().child(QStringLiteral("varQName"));
+  return {qname.namespaceDeclarations(), qname.value().toString().toStdString()};
+}
+
+TEST(EchoObject, QNamesAreWrittenUnderAPrefixOfTheirOwn) {
+  const KDSoapMessage response = echo_struct(
+      true, 1, {item(1, QStringLiteral("n1"), QStringLiteral("urn:other")), item(2, QString(), kNs)});
+  for (int n : {0, 1, 2}) {
+    const auto [declarations, text] = qname_of(response, n);
+    EXPECT_EQ(text, "qn:sample0") << n;
+    ASSERT_EQ(declarations.size(), 1) << n;
+    EXPECT_EQ(declarations[0].prefix().toString().toStdString(), "qn") << n;
+    EXPECT_EQ(declarations[0].namespaceUri().toString(), n == 1 ? QStringLiteral("urn:other") : kNs) << n;
+  }
+}
+
+TEST(EchoObject, WithoutRestoringKDSoapMisplacesQNames) {
+  // n1 is the prefix KDSoap's writer gives the echo namespace: redeclared on
+  // <n1:varQName> it moves the element itself into urn:other. Unprefixed, the
+  // name is written with no declaration and so in no namespace.
+  const KDSoapMessage response = echo_struct(
+      false, 0, {item(1, QStringLiteral("n1"), QStringLiteral("urn:other")), item(2, QString(), kNs)});
+  const auto [prefixed_declarations, prefixed_text] = qname_of(response, 0);
+  EXPECT_EQ(prefixed_text, "n1:sample0");
+  ASSERT_EQ(prefixed_declarations.size(), 1);
+  EXPECT_EQ(prefixed_declarations[0].prefix().toString().toStdString(), "n1");
+  EXPECT_TRUE(response.toXml().contains("<n1:varQName xmlns:n1=\"urn:other\">n1:sample0</n1:varQName>"));
+  const auto [unprefixed_declarations, unprefixed_text] = qname_of(response, 1);
+  EXPECT_EQ(unprefixed_text, "sample0");
+  EXPECT_TRUE(unprefixed_declarations.isEmpty());
 }
 
 TEST(EchoObject, WithoutRestoringKDSoapLosesTheseValues) {
