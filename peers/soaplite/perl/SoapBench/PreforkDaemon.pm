@@ -1,16 +1,20 @@
 # SOAP::Lite's HTTP daemon (SOAP::Transport::HTTP::Daemon, on HTTP::Daemon)
-# forking one child per connection, at most max_children at once.
+# with a pool of pre-forked worker processes, at most max_children.
 #
 # The stock daemon serves one connection at a time: with HTTP/1.1 keep-alive
-# a second client waits until the first one hangs up. SOAP::Lite's examples
-# fork per connection without a bound and never reap the children; this
-# bounds them, reaps them, and keeps each connection alive for as long as
-# its client sends requests within idle_timeout seconds.
-package SoapBench::ForkingDaemon;
+# a second client waits until the first one hangs up. Forking a child per
+# connection (SOAP::Lite's ForkOnAccept example) makes every new connection
+# pay a fork of the whole Perl process. Here, as in Apache's prefork, workers
+# are forked ahead and each serves one connection at a time, for as long as
+# its client keeps it alive; the parent keeps spare_children of them idle,
+# forking more as connections arrive, up to max_children. The pool does not
+# shrink. Connections beyond max_children wait in the listen queue.
+package SoapBench::PreforkDaemon;
 
 use strict;
 use warnings;
 
+use IO::Select;
 use POSIX ();
 use Socket qw(IPPROTO_TCP TCP_NODELAY);
 use SOAP::Transport::HTTP;
@@ -18,45 +22,67 @@ use SoapBench::EchoService ();
 
 our @ISA = ('SOAP::Transport::HTTP::Daemon');
 
-sub http_daemon_class { 'SoapBench::HTTPDaemon' }
+# Workers tell the parent about each connection on a pipe: a 5-byte message,
+# their pid and B (busy: accepted one) or I (idle: done with it). Writes of
+# up to PIPE_BUF bytes are atomic, so messages never interleave.
+my $MESSAGE = 'N a';
+my $MESSAGE_BYTES = 5;
 
-# Runs until killed. %options: max_children, idle_timeout (seconds), path
-# (requests for any other path get 404).
+# Runs until killed. %options: spare_children, max_children, idle_timeout
+# (seconds a kept-alive connection may be idle), path (any other gets 404).
 sub serve_forever {
     my ($self, %options) = @_;
-    my %children;
-    my $reap = sub { while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) { delete $children{$pid} } };
-    # accept() returns early (EINTR) when a child ends; the loop reaps and goes on.
+    pipe(my $from_workers, my $to_parent) or die "pipe: $!\n";
+    my %idle;  # worker pid => 1 when idle, 0 when serving a connection
+    my $reap = sub { while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) { delete $idle{$pid} } };
     local $SIG{CHLD} = $reap;
+    my $messages = IO::Select->new($from_workers);
     while (1) {
         $reap->();
-        while (keys %children >= $options{max_children}) {  # full: wait for one to end
-            my $pid = waitpid(-1, 0);
-            last if $pid < 0;
-            delete $children{$pid};
+        my $idle_count = grep { $_ } values %idle;
+        while ($idle_count < $options{spare_children} && keys %idle < $options{max_children}) {
+            my $pid = fork;
+            if (!defined $pid) {
+                warn "fork: $!\n";
+                last;
+            }
+            if (!$pid) {
+                close $from_workers;
+                $self->work($to_parent, %options);
+                POSIX::_exit(0);
+            }
+            $idle{$pid} = 1;
+            $idle_count++;
         }
-        my $connection = $self->accept('SoapBench::Connection') or next;
-        my $pid = fork;
-        if (!defined $pid) {
-            warn "fork: $!\n";
-            $connection->close;
-            sleep 1;
-            next;
+        # A second at most, so that a worker that died gets replaced even when
+        # no other worker has anything to say.
+        next unless $messages->can_read(1);
+        my $read = sysread($from_workers, my $buffer, 1000 * $MESSAGE_BYTES) or next;
+        for my $message (unpack "(a$MESSAGE_BYTES)*", $buffer) {
+            my ($pid, $state) = unpack $MESSAGE, $message;
+            $idle{$pid} = $state eq 'I' ? 1 : 0 if exists $idle{$pid};
         }
-        if ($pid) {
-            $children{$pid} = 1;
-            $connection->close;
-            next;
-        }
-        $SIG{CHLD} = 'DEFAULT';
-        $SIG{PIPE} = 'IGNORE';  # a client gone mid-response is a failed write, not a kill
-        $self->close;           # the listening socket is the parent's
-        $self->serve_connection($connection, %options);
-        POSIX::_exit(0);
     }
 }
 
-# In the child: every request of one keep-alive connection, then exit.
+# A worker: one connection at a time, until the parent is gone.
+sub work {
+    my ($self, $to_parent, %options) = @_;
+    $SIG{CHLD} = 'DEFAULT';
+    $SIG{PIPE} = 'IGNORE';  # a client or parent gone is a failed write, not a kill
+    while (1) {
+        my $connection = $self->accept('SoapBench::Connection') or do {
+            select(undef, undef, undef, 0.1);  # e.g. out of file descriptors: no busy loop
+            next;
+        };
+        my $parent_alive = syswrite($to_parent, pack($MESSAGE, $$, 'B'));
+        $self->serve_connection($connection, %options);
+        syswrite($to_parent, pack($MESSAGE, $$, 'I')) && $parent_alive or return;
+    }
+}
+
+# Every request of one keep-alive connection, until the client closes it or
+# stays idle for idle_timeout seconds.
 sub serve_connection {
     my ($self, $connection, %options) = @_;
     # Headers and body leave in one write (SoapBench::Connection), and with
@@ -84,24 +110,6 @@ sub restore_soap_version {
     return if SOAP::Lite->soapversion == 1.1;
     SOAP::Lite->soapversion(1.1);
     SoapBench::EchoService::configure($self);
-}
-
-
-# HTTP::Daemon makes every request's URI absolute with the daemon's URL,
-# which it reads from the listening socket: in a child, which has closed
-# that socket, it would be undefined. Read once, in the parent.
-package SoapBench::HTTPDaemon;
-
-use strict;
-use warnings;
-
-use HTTP::Daemon;
-
-our @ISA = ('HTTP::Daemon');
-
-sub url {
-    my $self = shift;
-    return ${*$self}{soapbench_url} //= $self->SUPER::url;
 }
 
 
