@@ -238,6 +238,9 @@ size_t EchoService::receive(char* buf, size_t n, size_t (*from_socket)(struct so
 void EchoService::answer_unanswered() {
   struct soap* s = soap;
   s->socket = fd_;  // gSOAP may have let go of it on the error
+  // Before an Envelope is read gSOAP knows no SOAP version, and its sender fault
+  // then carries the code "at source" instead of SOAP 1.1's Client: we speak 1.1.
+  if (s->version == 0) s->version = 1;
   if (dtd_seen_) {
     soap_sender_fault(s, "A DTD is not allowed in a SOAP message (SOAP 1.1, section 3)", nullptr);
   } else if (input_timed_out_) {

@@ -45,11 +45,21 @@ class BadInput : public ::testing::TestWithParam<ServerMode> {
     ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
     EXPECT_EQ(r.response.status, status) << r.describe();
     EXPECT_TRUE(r.response.header("Content-Type").starts_with("text/xml")) << r.describe();
-    EXPECT_NE(r.response.body.find("<faultcode>"), std::string::npos) << r.describe();
+    // Bad input is the sender's fault: SOAP 1.1's Client code, nothing else.
+    EXPECT_NE(r.response.body.find("<faultcode>SOAP-ENV:Client</faultcode>"), std::string::npos) << r.describe();
   }
 };
 
 std::string valid_request() { return http_post(soap_envelope(echo_string_body("hello"))); }
+
+// Answer: 500 with a SOAP Fault whose code is Client, for a body that is no XML at all.
+TEST_P(BadInput, BodyThatIsNotXml) {
+  start();
+  expect_soap_fault(exchange_once(port(), http_post("garbage here")));
+  expect_faults_counted(1);
+  expect_soap_fault(exchange_once(port(), http_post("<a>")));
+  expect_faults_counted(2);
+}
 
 // Answer: 500 with a SOAP Fault (the sender's XML is not well-formed).
 TEST_P(BadInput, MalformedXml) {
