@@ -6,36 +6,11 @@
 #include <fmt/core.h>
 
 #include "chat_command.h"
-#include "parse.h"  // harness/: parse_duration, parse_count
+#include "cli_values.h"  // harness/: duration_value, join_args, parse_app
 
 namespace soapbench::chat {
 
 namespace {
-
-CLI::Validator duration_value(bool positive) {
-  return CLI::Validator(
-      [positive](std::string& s) -> std::string {
-        try {
-          const double v = parse_duration(s);
-          if (positive && v <= 0) return "must be more than 0, got '" + s + "'";
-          s = fmt::format("{:.17g}", v);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "DURATION");
-}
-
-std::string join_command_line(int argc, const char* const* argv) {
-  std::string line = "soapbench";
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.find_first_of(" \t'\"") != std::string::npos) arg = "'" + arg + "'";
-    line += " " + arg;
-  }
-  return line;
-}
 
 struct FlagError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -91,17 +66,13 @@ ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out,
       ->transform(duration_value(false))->default_str("5s");
   app.add_option("--label", c.label, "Name of the run in file names, tables and charts");
   app.add_option("--out", c.out_dir, "Directory of the results files")->capture_default_str();
+  // argv[0] ("chat") stands for the program name
+  if ((exit_code = parse_app(app, argc, argv, "chat", out, err)) >= 0) return c;
   try {
-    app.parse(argc, argv);  // argv[0] ("chat") stands for the program name
     if (c.port != 0 && server_threads->count() > 0)
       throw FlagError("--server-threads: only for the embedded server; it cannot be used with --port");
     validate(c, app.get_option("--host")->count() > 0);
-    c.command_line = join_command_line(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    exit_code = app.exit(e, out, err);
-  } catch (const CLI::ParseError& e) {
-    err << "soapbench chat: " << e.what() << "\nRun 'soapbench chat --help'.\n";
-    exit_code = 2;
+    c.command_line = "soapbench " + join_args(argc, argv);
   } catch (const FlagError& e) {
     err << "soapbench chat: " << e.what() << "\n";
     exit_code = 2;

@@ -17,8 +17,7 @@
 #include "coordinate.h"      // harness/: all_step_warnings
 #include "launch.h"          // harness/: InterruptWatch
 #include "report.h"          // harness/: live lines, step_table
-#include "chat_server_process.h"
-#include "server_process.h"  // harness/: executable_dir
+#include "server_process.h"  // harness/: ServerProcess, executable_dir
 
 namespace soapbench::chat {
 
@@ -172,6 +171,15 @@ void print_summary(std::ostream& out, const ChatConfig& c, const ChatOutcome& o,
 
 }  // namespace
 
+std::unique_ptr<ServerProcess> start_chat_server(const std::string& program, const std::vector<std::string>& flags,
+                                                 double startup_timeout_s) {
+  std::vector<std::string> argv{program, "--port", "0", "--quiet"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  // chat_server_main.cpp: "soapbench-chat-server listening on HOST:PORT threads=N"
+  return std::make_unique<ServerProcess>(argv, R"(^soapbench-chat-server listening on (\S+:\d+) )",
+                                         startup_timeout_s);
+}
+
 int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
   InterruptWatch interrupt;
   RunRecord record;
@@ -181,7 +189,7 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
   record.context.label = c.label;
   record.context.options = options_json(c);
 
-  std::unique_ptr<ChatServerProcess> server;
+  std::unique_ptr<ServerProcess> server;
   ChatPlan plan;
   plan.host = c.host;
   plan.port = c.port;
@@ -214,7 +222,7 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
       const std::string program = executable_dir() + "/soapbench-chat-server";
       if (access(program.c_str(), X_OK) != 0)
         throw std::runtime_error("no --port given and " + program + " is missing: build soapbench-chat-server");
-      server = std::make_unique<ChatServerProcess>(
+      server = start_chat_server(
           program, std::vector<std::string>{"--threads", std::to_string(c.server_threads),
                                             "--max-connections", std::to_string(c.rooms * c.users + 100)});
       plan.port = server->port();

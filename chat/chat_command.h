@@ -4,9 +4,12 @@
 // `soapbench` command line only dispatches to it.
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
+#include <vector>
 
-#include "results.h"  // harness/
+#include "results.h"         // harness/
+#include "server_process.h"  // harness/
 
 namespace soapbench::chat {
 
@@ -39,6 +42,13 @@ ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out,
 // file. Exit code: 0 when every member received exactly the others' messages,
 // 1 when not (or on an error), 128 + signal when interrupted.
 int chat_command(const ChatConfig& config, std::ostream& out, std::ostream& err);
+
+// Starts `program --port 0 --quiet` plus `flags` (soapbench-chat-server) on a
+// free loopback port; its port() is the one the server reports on its first
+// line. Throws std::runtime_error, with what it printed, when no address
+// arrives within startup_timeout_s.
+std::unique_ptr<ServerProcess> start_chat_server(const std::string& program, const std::vector<std::string>& flags,
+                                                 double startup_timeout_s = 10);
 
 // argv dispatch for harness/main.cpp: parse, then run.
 int chat_main(int argc, const char* const* argv);

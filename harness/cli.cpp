@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include "cli_values.h"
 #include "parse.h"
 #include "stacks.h"
 #include "soapbench/version.h"
@@ -19,39 +20,6 @@
 namespace soapbench {
 
 namespace {
-
-// Validators that also rewrite the text into the plain number the option's
-// type reads, so "500ms" reaches a double as 0.5. Errors come back from CLI11
-// as "--flag: message".
-CLI::Validator duration_value(bool positive) {
-  return CLI::Validator(
-      [positive](std::string& s) -> std::string {
-        try {
-          const double v = parse_duration(s);
-          if (positive && v <= 0) return "must be more than 0, got '" + s + "'";
-          s = fmt::format("{:.17g}", v);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "DURATION");
-}
-
-CLI::Validator count_value(uint64_t min) {
-  return CLI::Validator(
-      [min](std::string& s) -> std::string {
-        try {
-          const uint64_t v = parse_count(s);
-          if (v < min) return fmt::format("must be at least {}, got '{}'", min, s);
-          s = std::to_string(v);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "COUNT");
-}
 
 // --payload-size LENGTH[,ITEMS]: the echoString length and, optionally, the echoStruct
 // item count, in one flag (the separate --string-length and --items say the same).
@@ -91,19 +59,6 @@ CLI::Validator rate_value() {
       "CALLS/S");
 }
 
-CLI::Validator client_list_value() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        try {
-          parse_client_list(s);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "LIST");
-}
-
 std::vector<Operation> parse_operations(const std::string& text) {
   std::vector<Operation> ops;
   size_t start = 0;
@@ -129,16 +84,6 @@ CLI::Validator operations_value() {
         }
       },
       "OPS");
-}
-
-std::string join_command_line(int argc, const char* const* argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.find_first_of(" \t'\"") != std::string::npos) arg = "'" + arg + "'";
-    line += (i ? " " : "") + arg;
-  }
-  return line;
 }
 
 const std::vector<std::string> kClientKinds{"raw", "gsoap", "curl"};
@@ -201,7 +146,7 @@ void finish_run_options(RunConfig& r, const RunOptionTexts& t, int argc, const c
   r.clients = parse_client_list(t.clients);
   r.first_warmup_s = t.first_warmup;
   r.server_mode_given = t.server_mode->count() > 0;
-  r.command_line = join_command_line(argc, argv);
+  r.command_line = join_args(argc, argv);
 }
 
 }  // namespace

@@ -111,8 +111,9 @@ void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record,
   out.flush();
 }
 
-int finish_run(const RunConfig& c, RunRecord& record, const RampOutcome& outcome, int signal,
-               std::ostream& out, std::ostream& err, std::string* written) {
+int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
+               const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
+               std::string* written) {
   if (written) written->clear();
   record.operations = outcome.operations;
   record.partial = outcome.interrupted || !outcome.error.empty();
@@ -122,17 +123,17 @@ int finish_run(const RunConfig& c, RunRecord& record, const RampOutcome& outcome
   }
   int code = 0;
   if (!outcome.error.empty()) {
-    err << "soapbench run: " << outcome.error << "\n";
+    err << command << ": " << outcome.error << "\n";
     code = 1;
   }
   if (outcome.interrupted) code = 128 + (signal ? signal : 2);
   if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
   try {
-    const std::string path = write_results(record, c.out_dir).string();
+    const std::string path = write_results(record, out_dir).string();
     out << path << "\n";
     if (written) *written = path;
   } catch (const std::exception& e) {
-    err << "soapbench run: " << e.what() << "\n";
+    err << command << ": " << e.what() << "\n";
     return 1;
   }
   return code;
@@ -185,7 +186,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   if (server) server->stop();
   if (peer)
     if (const std::string problem = peer->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
-  return finish_run(c, record, outcome, interrupt.signal_number(), out, err, written);
+  return finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err, written);
 }
 
 }  // namespace soapbench

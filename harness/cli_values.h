@@ -1,8 +1,9 @@
 #pragma once
-// CLI11 validators for the commands with their own parsers (tcp-echo, merge,
-// sweep): each checks a value with harness/parse.h and rewrites it into the
-// plain number the option's type reads, so "500ms" reaches a double as 0.5.
-// CLI11 reports a failure as "--flag: message"; main exits 2.
+// CLI11 validators shared by every soapbench command line (cli.cpp's run,
+// check and compare-stacks; tcp-echo, merge, sweep): each checks a value with
+// harness/parse.h and rewrites it into the plain number the option's type
+// reads, so "500ms" reaches a double as 0.5. CLI11 reports a failure as
+// "--flag: message"; main exits 2.
 #include <cstdint>
 #include <string>
 

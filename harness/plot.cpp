@@ -81,14 +81,8 @@ std::string script(const std::string& operation, const std::string& stem,
                    const std::vector<Series>& series, unsigned max_clients) {
   std::string s;
   s += fmt::format("# Charts of {} written by soapbench; run with: gnuplot {}.gp\n", operation, stem);
-  // gnuplot-nox may lack cairo; the libgd png terminal is the fallback.
-  s += "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-       "  png_terminal = \"pngcairo size 900,600 noenhanced font 'sans,10'\"\n"
-       "} else {\n"
-       "  png_terminal = 'png size 900,600 noenhanced'\n"
-       "}\n"
-       "svg_terminal = \"svg size 900,600 noenhanced font 'sans,12' background '#ffffff'\"\n"
-       "set datafile missing '-'\n"
+  s += gnuplot_terminals();
+  s += "set datafile missing '-'\n"
        "set key top left noenhanced box opaque\n"
        "set grid\n"
        "set xlabel 'clients'\n"
@@ -130,6 +124,16 @@ std::string script(const std::string& operation, const std::string& stem,
 }
 
 }  // namespace
+
+std::string gnuplot_terminals() {
+  // gnuplot-nox may lack cairo; the libgd png terminal is the fallback.
+  return "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+         "  png_terminal = \"pngcairo size 900,600 noenhanced font 'sans,10'\"\n"
+         "} else {\n"
+         "  png_terminal = 'png size 900,600 noenhanced'\n"
+         "}\n"
+         "svg_terminal = \"svg size 900,600 noenhanced font 'sans,12' background '#ffffff'\"\n";
+}
 
 void run_gnuplot(const std::string& gnuplot, const fs::path& dir, const std::string& script_name) {
   int err_pipe[2];

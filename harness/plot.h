@@ -27,6 +27,11 @@ struct PlotOptions {
 void plot_runs(const std::vector<RunRecord>& runs, const std::filesystem::path& out_dir,
                const PlotOptions& options = {});
 
+// The lines of a gnuplot script that set png_terminal (pngcairo when gnuplot
+// has it, png otherwise) and svg_terminal, the terminals of every soapbench
+// chart: `eval('set terminal ' . png_terminal)`.
+std::string gnuplot_terminals();
+
 // Runs `gnuplot script_name` in `dir` (gnuplot a program name or path). Throws
 // std::runtime_error when it cannot be started ("gnuplot not found ...") or
 // fails (with its stderr). `soapbench sweep` draws its chart with it too.

@@ -1,7 +1,9 @@
 #pragma once
 // The parts of `soapbench run` around the ramp, shared with soapbench-mpi,
-// whose rank 0 prepares, probes and reports exactly as the local driver does.
+// whose rank 0 prepares, probes and reports exactly as the local driver does
+// (and finish_run with `soapbench tcp-echo`).
 #include <iosfwd>
+#include <string>
 
 #include "cli.h"
 #include "coordinate.h"
@@ -24,10 +26,14 @@ void probe_endpoint(const RunConfig& config, const RampPlan& plan, RunRecord& re
                     const std::string& stack_label = "");
 
 // Puts the ramp's operations in the record, prints the results tables and
-// the error, and writes the results files unless nothing was measured.
-// `signal` is the one that interrupted the run, 0 if none. Returns the exit code.
-// The JSON file's path goes to *written when given ("" when none was written).
-int finish_run(const RunConfig& config, RunRecord& record, const RampOutcome& outcome, int signal,
-               std::ostream& out, std::ostream& err, std::string* written = nullptr);
+// the error (after "`command`: ", e.g. "soapbench tcp-echo"), and writes the
+// results files into `out_dir` unless nothing was measured. `signal` is the
+// one that interrupted the run, 0 if none. Returns the exit code: 0, 1 after
+// an error, 128 + signal when interrupted. The JSON file's path goes to
+// *written when given ("" when none was written). `soapbench run`,
+// soapbench-mpi and `soapbench tcp-echo` end this way.
+int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
+               const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
+               std::string* written = nullptr);
 
 }  // namespace soapbench

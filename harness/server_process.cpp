@@ -22,6 +22,22 @@
 
 namespace soapbench {
 
+namespace {
+// The port of "scheme://host:port/path", "host:port" or "[v6]:port"; 0 when
+// the address names none.
+uint16_t port_of(const std::string& address) {
+  const auto scheme = address.find("://");
+  const size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  const std::string authority = address.substr(start, address.find('/', start) - start);
+  const auto colon = authority.rfind(':');
+  if (colon == std::string::npos) return 0;
+  const std::string digits = authority.substr(colon + 1);
+  if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  const unsigned long port = std::stoul(digits);
+  return port <= 65535 ? static_cast<uint16_t>(port) : 0;
+}
+}  // namespace
+
 std::string executable_path() {
   char buf[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -95,6 +111,7 @@ ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::st
                              (first_line_.empty() ? ")" : "; it printed: " + first_line_ + ")"));
   }
   url_ = m[1];
+  port_ = port_of(url_);
 }
 
 ServerProcess::~ServerProcess() { stop(); }

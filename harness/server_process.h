@@ -3,13 +3,15 @@
 // it starts when no --url is given, and the GET /stats counters any server may offer.
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace soapbench {
 
-// A soapbench-server child process on a free loopback port.
+// A server child process on a free loopback port: soapbench-server, or any
+// that announces its address on its first line.
 class ServerProcess {
  public:
   // Starts `program --port 0 --report-interval 0 --quiet --mode MODE` and reads
@@ -19,7 +21,8 @@ class ServerProcess {
   ServerProcess(const std::string& program, const std::string& mode, double startup_timeout_s = 10);
   // Any server that announces itself the same way: `argv` (program first) is
   // started, and the first group of `address_pattern` (an ECMAScript regex)
-  // on its first line is its URL. soapbench-echo-server is started this way.
+  // on its first line is its URL. soapbench-echo-server and
+  // soapbench-chat-server (whose "URL" is a bare host:port) are started this way.
   ServerProcess(const std::vector<std::string>& argv, const std::string& address_pattern,
                 double startup_timeout_s = 10);
   // Stops it (see stop()).
@@ -28,6 +31,7 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   const std::string& url() const { return url_; }  // http://127.0.0.1:PORT/echo
+  uint16_t port() const { return port_; }           // the PORT of url(); 0 if it names none
   const std::string& first_line() const { return first_line_; }
   pid_t pid() const { return pid_; }
 
@@ -38,6 +42,7 @@ class ServerProcess {
  private:
   pid_t pid_ = -1;
   int out_fd_ = -1;
+  uint16_t port_ = 0;
   std::string url_, first_line_, ended_;
 };
 

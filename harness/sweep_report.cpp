@@ -87,13 +87,7 @@ void sweep_chart(const std::vector<SweepRow>& rows, const std::filesystem::path&
     data += fmt::format("{} {} {} {} {} {}\n", r.bytes, std::max<uint64_t>(r.bytes, 1), ms(r.soap, -1),
                         ms(r.soap, 99), ms(r.tcp, -1), ms(r.tcp, 99));
   const std::string script =
-      "# The payload sweep written by soapbench sweep; run with: gnuplot sweep.gp\n"
-      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-      "  png_terminal = \"pngcairo size 900,600 noenhanced font 'sans,10'\"\n"
-      "} else {\n"
-      "  png_terminal = 'png size 900,600 noenhanced'\n"
-      "}\n"
-      "svg_terminal = \"svg size 900,600 noenhanced font 'sans,12' background '#ffffff'\"\n"
+      "# The payload sweep written by soapbench sweep; run with: gnuplot sweep.gp\n" + gnuplot_terminals() +
       "set datafile missing '-'\n"
       "set logscale xy\n"
       "set grid\n"

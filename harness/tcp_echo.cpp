@@ -13,7 +13,7 @@
 #include "cli_values.h"
 #include "coordinate.h"
 #include "parse.h"
-#include "report.h"
+#include "run_parts.h"
 #include "server_process.h"
 
 namespace soapbench {
@@ -168,27 +168,7 @@ int tcp_echo_command(const TcpEchoConfig& c, std::ostream& out, std::ostream& er
   }
   if (interrupt.interrupted()) outcome.interrupted = true;
   if (server) server->stop();
-  record.operations = outcome.operations;
-  record.partial = outcome.interrupted || !outcome.error.empty();
-
-  if (!record.operations.empty()) {
-    out << "\n== Results" << (record.partial ? " (partial)" : "") << "\n";
-    for (const auto& op : record.operations) step_table(out, op);
-  }
-  int code = 0;
-  if (!outcome.error.empty()) {
-    err << "soapbench tcp-echo: " << outcome.error << "\n";
-    code = 1;
-  }
-  if (outcome.interrupted) code = 128 + (interrupt.signal_number() ? interrupt.signal_number() : 2);
-  if (record.operations.empty() && !outcome.interrupted) return code;
-  try {
-    out << write_results(record, c.out_dir).string() << "\n";
-  } catch (const std::exception& e) {
-    err << "soapbench tcp-echo: " << e.what() << "\n";
-    return 1;
-  }
-  return code;
+  return finish_run("soapbench tcp-echo", c.out_dir, record, outcome, interrupt.signal_number(), out, err);
 }
 
 }  // namespace soapbench

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chat_client.h"
-#include "chat_server_process.h"
+#include "chat_command.h"
 #include "chat_test_support.h"
 #include "driver_support.h"
 #include "results.h"
@@ -113,8 +113,8 @@ TEST(ChatRun, RateModeMeasuresFromTheIntendedSend) {
 // message once the run is under way: every real member gets a message no
 // member could have sent, and the verdict must fail.
 TEST(ChatRun, AForeignMessageFailsTheVerdict) {
-  ChatServerProcess server(test::chat_server_binary(), {});
-  test::RawConn intruder(server.port());
+  auto server = start_chat_server(test::chat_server_binary(), {});
+  test::RawConn intruder(server->port());
   ASSERT_TRUE(intruder.join(0, 50));
   std::thread spoiler([&] {
     if (!intruder.next(20s)) return;  // the first delivery: the run has started
@@ -122,10 +122,10 @@ TEST(ChatRun, AForeignMessageFailsTheVerdict) {
     for (int i = 0; i < 100000 && intruder.next(2s);) ++i;  // keep reading so the room is not paused
   });
   TempDir dir;
-  Program p(chat_args({"--port", std::to_string(server.port()), "--rooms", "1", "--users", "4", "--messages", "300",
+  Program p(chat_args({"--port", std::to_string(server->port()), "--rooms", "1", "--users", "4", "--messages", "300",
                        "--interval", "0"}, dir));
   const auto code = p.wait(60s);
-  server.stop();
+  server->stop();
   spoiler.join();
   ASSERT_EQ(code, 1) << p.out() << p.err();
   EXPECT_NE(p.out().find("verdict     FAILED: 4 messages corrupted"), std::string::npos) << p.out();
@@ -137,20 +137,20 @@ TEST(ChatRun, AForeignMessageFailsTheVerdict) {
 }
 
 TEST(ChatRun, AClientKilledMidRunLeavesTheServerServing) {
-  ChatServerProcess server(test::chat_server_binary(), {"--threads", "2"});
+  auto server = start_chat_server(test::chat_server_binary(), {"--threads", "2"});
   TempDir dir;
   {
-    Program doomed(chat_args({"--port", std::to_string(server.port()), "--rooms", "4", "--users", "10",
+    Program doomed(chat_args({"--port", std::to_string(server->port()), "--rooms", "4", "--users", "10",
                               "--messages", "20000", "--interval", "0.2s", "--duration", "20s"}, dir));
     ASSERT_TRUE(doomed.wait_for_line("chat x40", 20s)) << doomed.out() << doomed.err();
     kill(doomed.pid(), SIGKILL);  // 40 connections vanish mid-traffic
     doomed.wait(5s);
   }
-  Program p(chat_args({"--port", std::to_string(server.port()), "--rooms", "2", "--users", "5", "--messages", "50",
+  Program p(chat_args({"--port", std::to_string(server->port()), "--rooms", "2", "--users", "5", "--messages", "50",
                        "--interval", "0"}, dir));
   ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
   expect_exact(results_of(p), 2, 5, 50);
-  EXPECT_EQ(kill(server.pid(), 0), 0) << "the server died";
+  EXPECT_EQ(kill(server->pid(), 0), 0) << "the server died";
 }
 
 TEST(ChatRun, InterruptWritesAPartialFile) {

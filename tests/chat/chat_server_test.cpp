@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chat_client.h"
-#include "chat_server_process.h"
+#include "chat_command.h"
 #include "chat_test_support.h"
 
 namespace soapbench::chat {
@@ -43,8 +43,8 @@ std::optional<Delivery> next_delivery(RawConn& c, std::chrono::milliseconds time
 }
 
 TEST(ChatServer, RelaysEachMessageToTheOtherMembersOfItsRoomOnly) {
-  ChatServerProcess server(test::chat_server_binary(), {});
-  RawConn a(server.port()), b(server.port()), c(server.port()), other(server.port());
+  auto server = start_chat_server(test::chat_server_binary(), {});
+  RawConn a(server->port()), b(server->port()), c(server->port()), other(server->port());
   ASSERT_TRUE(a.join(7, 0));
   ASSERT_TRUE(b.join(7, 1));
   ASSERT_TRUE(c.join(7, 2));
@@ -59,7 +59,7 @@ TEST(ChatServer, RelaysEachMessageToTheOtherMembersOfItsRoomOnly) {
   }
   EXPECT_FALSE(a.next(300ms)) << "the sender got its own message back";
   EXPECT_FALSE(other.next(100ms)) << "another room got the message";
-  const auto s = stats(server.port());
+  const auto s = stats(server->port());
   EXPECT_EQ(s["received"], 1);
   EXPECT_EQ(s["delivered"], 2);
   EXPECT_EQ(s["joined"], 4);
@@ -67,12 +67,12 @@ TEST(ChatServer, RelaysEachMessageToTheOtherMembersOfItsRoomOnly) {
 }
 
 TEST(ChatServer, KeepsOrderPerSenderAcrossThreads) {
-  ChatServerProcess server(test::chat_server_binary(), {"--threads", "3"});
+  auto server = start_chat_server(test::chat_server_binary(), {"--threads", "3"});
   // Rooms 0..5 land on all three loops; members join through loop 0 and move.
   std::vector<std::unique_ptr<RawConn>> members;
   for (uint32_t room = 0; room < 6; ++room)
     for (uint32_t user = 0; user < 2; ++user) {
-      members.push_back(std::make_unique<RawConn>(server.port()));
+      members.push_back(std::make_unique<RawConn>(server->port()));
       ASSERT_TRUE(members.back()->join(room, user));
     }
   for (uint32_t room = 0; room < 6; ++room)
@@ -84,7 +84,7 @@ TEST(ChatServer, KeepsOrderPerSenderAcrossThreads) {
       EXPECT_EQ(d->seq, seq);
       EXPECT_EQ(d->content, std::to_string(room));
     }
-  EXPECT_EQ(stats(server.port())["delivered"], 1200);
+  EXPECT_EQ(stats(server->port())["delivered"], 1200);
 }
 
 struct Garbage {
@@ -110,12 +110,12 @@ class ChatServerGarbage : public testing::TestWithParam<Garbage> {};
 
 TEST_P(ChatServerGarbage, DropsThatConnectionAndKeepsServing) {
   const Garbage& g = GetParam();
-  ChatServerProcess server(test::chat_server_binary(), {});
-  RawConn a(server.port()), b(server.port());
+  auto server = start_chat_server(test::chat_server_binary(), {});
+  RawConn a(server->port()), b(server->port());
   ASSERT_TRUE(a.join(1, 0));
   ASSERT_TRUE(b.join(1, 1));
   {
-    RawConn bad(server.port());
+    RawConn bad(server->port());
     if (g.join_first) {
       ASSERT_TRUE(bad.join(1, 9));
     }
@@ -130,10 +130,10 @@ TEST_P(ChatServerGarbage, DropsThatConnectionAndKeepsServing) {
   const auto d = next_delivery(b);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->content, "still here");
-  RawConn late(server.port());
+  RawConn late(server->port());
   EXPECT_TRUE(late.join(1, 2)) << "the server no longer accepts members";
-  EXPECT_TRUE(alive(server.pid()));
-  EXPECT_EQ(stats(server.port())["protocol_errors"], 1);
+  EXPECT_TRUE(alive(server->pid()));
+  EXPECT_EQ(stats(server->port())["protocol_errors"], 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -153,12 +153,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<Garbage>& param) { return std::string(param.param.name); });
 
 TEST(ChatServer, AbruptDisconnectsLeaveTheRoomServing) {
-  ChatServerProcess server(test::chat_server_binary(), {});
-  RawConn sender(server.port()), reader(server.port());
+  auto server = start_chat_server(test::chat_server_binary(), {});
+  RawConn sender(server->port()), reader(server->port());
   ASSERT_TRUE(sender.join(3, 0));
   ASSERT_TRUE(reader.join(3, 1));
-  auto half = std::make_unique<RawConn>(server.port());
-  auto never_reads = std::make_unique<RawConn>(server.port());
+  auto half = std::make_unique<RawConn>(server->port());
+  auto never_reads = std::make_unique<RawConn>(server->port());
   ASSERT_TRUE(half->join(3, 2));
   ASSERT_TRUE(never_reads->join(3, 3));
   std::string frame;
@@ -173,12 +173,12 @@ TEST(ChatServer, AbruptDisconnectsLeaveTheRoomServing) {
     ASSERT_TRUE(d) << "seq " << seq;
     EXPECT_EQ(d->seq, seq);
   }
-  EXPECT_TRUE(alive(server.pid()));
-  const auto s = stats(server.port());
+  EXPECT_TRUE(alive(server->pid()));
+  const auto s = stats(server->port());
   EXPECT_EQ(s["peer_closed"], 2);
   EXPECT_EQ(s["received"], 100);
   EXPECT_EQ(s["protocol_errors"], 0);
-  RawConn late(server.port());
+  RawConn late(server->port());
   EXPECT_TRUE(late.join(3, 2)) << "user 2's place is free again";
 }
 
@@ -193,8 +193,8 @@ uint64_t rss_bytes(pid_t pid) {
 }
 
 TEST(ChatServer, ASlowReaderPausesItsRoomThenIsDropped) {
-  ChatServerProcess server(test::chat_server_binary(), {"--max-backlog", "16k", "--send-timeout", "0.5"});
-  RawConn sender(server.port()), reader(server.port()), stuck(server.port());
+  auto server = start_chat_server(test::chat_server_binary(), {"--max-backlog", "16k", "--send-timeout", "0.5"});
+  RawConn sender(server->port()), reader(server->port()), stuck(server->port());
   ASSERT_TRUE(sender.join(5, 0));
   ASSERT_TRUE(reader.join(5, 1));
   ASSERT_TRUE(stuck.join(5, 2));  // never reads from here on
@@ -213,18 +213,18 @@ TEST(ChatServer, ASlowReaderPausesItsRoomThenIsDropped) {
   }
   writer.join();
   EXPECT_EQ(got, kMessages) << "the reader stopped getting messages in order";
-  const auto s = stats(server.port());
+  const auto s = stats(server->port());
   EXPECT_GE(s["paused"].get<uint64_t>(), 1u) << s.dump();
   EXPECT_EQ(s["slow_dropped"], 1) << s.dump();
   EXPECT_EQ(s["open"], 3) << "sender, reader and this STATS connection; the stuck reader is gone";
-  EXPECT_LT(rss_bytes(server.pid()), 64u << 20) << "the queue for the stuck reader was not bounded";
+  EXPECT_LT(rss_bytes(server->pid()), 64u << 20) << "the queue for the stuck reader was not bounded";
 }
 
 TEST(ChatServer, DropsAConnectionThatNeverJoins) {
-  ChatServerProcess server(test::chat_server_binary(), {"--join-timeout", "0.3"});
-  RawConn idle(server.port());
+  auto server = start_chat_server(test::chat_server_binary(), {"--join-timeout", "0.3"});
+  RawConn idle(server->port());
   EXPECT_TRUE(idle.closed_by_server(5s));
-  EXPECT_EQ(stats(server.port())["join_timeouts"], 1);
+  EXPECT_EQ(stats(server->port())["join_timeouts"], 1);
 }
 
 }  // namespace

@@ -144,6 +144,13 @@ INSTANTIATE_TEST_SUITE_P(Kinds, DriverFailures,
                                          Misbehaviour{test::FakeServer::Mode::close, "read"}),
                          [](const auto& param_info) { return param_info.param.kind.empty() ? "none" : param_info.param.kind; });
 
+// port() is the PORT of the URL the server announced (chat reads only the port).
+TEST(ServerProcess, PortIsTheOneInTheAnnouncedUrl) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  ASSERT_GT(server.port(), 0);
+  EXPECT_EQ(server.url(), "http://127.0.0.1:" + std::to_string(server.port()) + "/echo") << server.first_line();
+}
+
 // At 200 calls/s for 3 s, a 1 s SIGSTOP of the server delays ~200 scheduled
 // calls. Corrected latency charges each for its wait, so well over 1% of the
 // ~600 calls are >= 0.5 s late and p99 shows the stall. Uncorrected latency
