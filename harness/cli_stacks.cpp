@@ -69,8 +69,12 @@ int compare_stacks_command(const CompareStacksConfig& c, std::ostream& out, std:
   }
   std::vector<RunRecord> runs;
   for (const auto& f : files) runs.push_back(read_results(f));
-  out << "\n== Stacks compared (ratios against " << (labels.empty() ? "-" : labels.front()) << ")\n";
-  if (!runs.empty()) compare_table(out, runs, labels);
+  if (!runs.empty()) {
+    out << "\n== Side by side (ratios against " << labels.front() << ")\n";
+    compare_table(out, runs, labels);
+    out << "\n== Stacks compared\n";
+    stacks_table(out, runs, labels);
+  }
   for (const auto& s : skipped) out << "not in the table: " << s << "\n";
   if (!runs.empty()) {
     const std::filesystem::path charts =

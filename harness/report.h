@@ -45,6 +45,12 @@ std::string run_label(const RunRecord& run, size_t index);
 void compare_table(std::ostream& os, const std::vector<RunRecord>& runs,
                    const std::vector<std::string>& labels = {});
 
+// Many runs of the same ramp (one per stack), one row each per operation:
+// requests/s by client count, the peak, the peak against the first run's,
+// the errors of all steps, and notes (HTTP/1.0, a connection per call).
+// `labels` names the runs and must match them in size (std::invalid_argument).
+void stacks_table(std::ostream& os, const std::vector<RunRecord>& runs, const std::vector<std::string>& labels);
+
 // What step_warnings needs beyond the step itself.
 struct WarningInputs {
   unsigned client_cores = 0;       // cores the clients run on; 0 = unknown, no CPU check

@@ -149,7 +149,9 @@ TEST_F(StacksCli, CompareStacksRunsEachAndTablesThemTogether) {
   for (const auto& f : files) labels.insert(read_results(f).context.label);
   EXPECT_EQ(labels, (std::set<std::string>{"gsoap", "fake"}));
   EXPECT_LT(out_.find("#### gsoap"), out_.find("#### fake")) << "stacks run in the order given";
-  EXPECT_NE(out_.find("== Stacks compared (ratios against gsoap)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("== Side by side (ratios against gsoap)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("== Stacks compared\necho"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("echoString: requests/s by clients; peak, and peak against gsoap\n"), std::string::npos) << out_;
   EXPECT_NE(out_.find("not in the table: missing: not installed: missing: libfoo is not installed"),
             std::string::npos) << out_;
   EXPECT_NE(out_.find("charts: "), std::string::npos) << out_;
