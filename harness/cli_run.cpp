@@ -166,6 +166,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
       out.flush();
       peer = std::make_unique<PeerProcess>(peers_dir(), c.stack);
       plan.url = peer->url();
+      plan.server_process_group = peer->process_group();
       out << "peer " << c.stack << " answers at " << plan.url << "\n";
     }
     if (plan.url.empty()) {

@@ -45,8 +45,16 @@ Clock::duration secs(double s) {
 // The server's counters, from wherever the plan says they are.
 std::optional<ServerStats> server_stats(const RampPlan& plan) {
   const std::string& at = plan.stats_url.empty() ? plan.url : plan.stats_url;
-  if (at.rfind("http://", 0) != 0) return std::nullopt;
-  return fetch_server_stats(at, kStatsTimeoutS);
+  if (at.rfind("http://", 0) == 0)
+    if (auto stats = fetch_server_stats(at, kStatsTimeoutS)) return stats;
+  if (plan.server_process_group > 0)
+    if (const auto cpu = process_group_cpu_seconds(plan.server_process_group)) {
+      ServerStats s;
+      s.cpu_s = *cpu;
+      s.counts_requests = false;
+      return s;
+    }
+  return std::nullopt;
 }
 
 unsigned online_cores() {

@@ -31,6 +31,9 @@ struct RampPlan {
   // Where GET /stats is: empty = beside `url` (soapbench-server); a plain-TCP
   // server names its own http://host:port/stats; a non-http one means no /stats.
   std::string stats_url;
+  // A server without /stats (a peer stack) started here as this process group:
+  // its CPU comes from /proc instead. 0 = none.
+  pid_t server_process_group = 0;
   double interval_s = 5;                  // per-interval samples
   bool live_lines = true;                 // print a line per interval while measuring
   bool same_host = true;                  // the server shares this host's cores (CPU warning)

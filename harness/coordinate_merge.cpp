@@ -149,7 +149,7 @@ std::vector<std::string> all_step_warnings(const StepResult& step, const StepSer
   for (const auto& p : checks.worker_problems) w.push_back(p);
   if (checks.interrupted) w.push_back("interrupted: the step's numbers are partial");
   if (!checks.interrupted && checks.worker_problems.empty() && step.failures.total() == 0 &&
-      server.before_step && server.after_step) {
+      server.before_step && server.after_step && server.before_step->counts_requests) {
     const uint64_t counted = server.after_step->requests - server.before_step->requests;
     const uint64_t made = checks.warmup_calls + step.requests;
     if (counted != made)
@@ -162,7 +162,7 @@ std::vector<std::string> all_step_warnings(const StepResult& step, const StepSer
 
 std::optional<std::string> request_count_line(const StepResult& step, const StepServerView& server,
                                               uint64_t warmup_calls) {
-  if (!server.before_step || !server.after_step) return std::nullopt;
+  if (!server.before_step || !server.after_step || !server.before_step->counts_requests) return std::nullopt;
   const uint64_t counted = server.after_step->requests - server.before_step->requests;
   const uint64_t measured = step.requests + step.failures.total();
   return fmt::format("server counted {} requests in the step; clients made {} (warm-up {} + measured {})",

@@ -1,5 +1,6 @@
 #include "server_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -11,6 +12,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <regex>
 #include <stdexcept>
 #include <thread>
@@ -152,6 +155,38 @@ size_t append_body(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 }  // namespace
+
+std::optional<double> process_group_cpu_seconds(pid_t pgid) {
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double total = 0;
+  bool found = false;
+  DIR* proc = opendir("/proc");
+  if (!proc) return std::nullopt;
+  while (const dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;  // it ended meanwhile
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));
+    std::string state;
+    long long ppid = 0, pgrp = 0, skip = 0;
+    unsigned long long utime = 0, stime = 0;
+    long long cutime = 0, cstime = 0;
+    fields >> state >> ppid >> pgrp;
+    if (!fields || pgrp != pgid) continue;
+    for (int i = 0; i < 8; ++i) fields >> skip;  // session .. cmajflt
+    fields >> utime >> stime >> cutime >> cstime;
+    if (!fields) continue;
+    found = true;
+    total += static_cast<double>(utime + stime) / tick + static_cast<double>(cutime + cstime) / tick;
+  }
+  closedir(proc);
+  if (!found) return std::nullopt;
+  return total;
+}
 
 std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s) {
   CURL* curl = curl_easy_init();

@@ -58,7 +58,14 @@ struct ServerStats {
   double cpu_s = 0;       // user + system CPU seconds of the server process
   std::string mode;       // "per-connection", ... ; empty when not reported
   std::string gsoap_version;
+  // False when only the CPU is known (a peer's process group, read from /proc):
+  // `requests` and `faults` then mean nothing and nobody compares them.
+  bool counts_requests = true;
 };
+
+// User + system CPU seconds of every process in process group `pgid` on this
+// host, the children they have reaped included; nullopt when none is left.
+std::optional<double> process_group_cpu_seconds(pid_t pgid);
 
 // The /stats URL beside an endpoint: http://h:p/echo -> http://h:p/stats.
 std::string stats_url(const std::string& endpoint_url);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "soapbench/version.h"
@@ -172,6 +173,11 @@ PeerProcess::PeerProcess(const std::string& dir, const std::string& name, double
     if (why.empty()) why = p.timed_out ? "timed out" : "exit " + std::to_string(p.exit_code);
     throw std::runtime_error("cannot start peer " + name + " (" + script + "): " + why);
   }
+  // "PORT PGID URL" lines, one per running instance of this peer.
+  const ProgramOutput status = run_program({dir + "/lib/peerctl", "status", name}, 10);
+  std::istringstream lines(status.out);
+  for (std::string port, pgid, rest; lines >> port >> pgid && std::getline(lines, rest);)
+    if (port == port_) pgid_ = static_cast<pid_t>(std::atol(pgid.c_str()));
 }
 
 PeerProcess::~PeerProcess() { stop(); }

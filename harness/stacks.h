@@ -2,6 +2,8 @@
 // The SOAP stacks a run can drive: the embedded gSOAP server ("gsoap") and the
 // peers in peers/ (see peers/README.md for the scripts each keeps). This file
 // only finds, probes, starts and stops them; measuring is the ramp's job.
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -49,11 +51,14 @@ class PeerProcess {
   PeerProcess& operator=(const PeerProcess&) = delete;
 
   const std::string& url() const { return url_; }
+  // Its process group (from `peerctl status`), for its CPU time; 0 if unknown.
+  pid_t process_group() const { return pgid_; }
   // Runs the stop script once; returns "" or what went wrong.
   std::string stop();
 
  private:
   std::string dir_, name_, url_, port_;
+  pid_t pgid_ = 0;
   bool stopped_ = false;
 };
 

@@ -2,7 +2,14 @@
 // functions over records, checked value by value.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <thread>
 
 #include "coordinate.h"
 
@@ -178,6 +185,45 @@ TEST(StepWarnings, ServerCountDisagreeingWithClientsIsReported) {
   v.after_step->requests += 7;
   EXPECT_TRUE(contains(all_step_warnings(s, v, c), "the server counted 127 requests"));
   EXPECT_FALSE(request_count_line(s, StepServerView{}, 20).has_value());
+  // Only CPU known (a peer's process group): no count to compare, so no claim either way.
+  v.before_step->counts_requests = v.after_step->counts_requests = false;
+  EXPECT_FALSE(contains(all_step_warnings(s, v, c), "the server counted"));
+  EXPECT_FALSE(request_count_line(s, v, 20).has_value());
+}
+
+TEST(ProcessGroupCpu, SumsTheGroupsProcessesAndTheChildrenTheyReaped) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    // A grandchild that burns 0.3 s of CPU (at most 10 s of wall time on a busy
+    // machine) and is reaped: its time moves into the child's cutime.
+    if (const pid_t g = fork(); g == 0) {
+      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      volatile unsigned long spin = 0;
+      while (std::clock() < CLOCKS_PER_SEC * 3 / 10 && std::chrono::steady_clock::now() < end) spin = spin + 1;
+      _exit(0);
+    } else {
+      waitpid(g, nullptr, 0);
+    }
+    if (write(ready[1], "r", 1) != 1) _exit(1);
+    pause();  // until killed
+    _exit(0);
+  }
+  close(ready[1]);
+  setpgid(child, child);  // whichever of the two runs first
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the child did not reap its child";
+  close(ready[0]);
+  const std::optional<double> cpu = process_group_cpu_seconds(child);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(cpu.has_value());
+  EXPECT_GE(*cpu, 0.25);
+  EXPECT_LT(*cpu, 5.0);
+  EXPECT_FALSE(process_group_cpu_seconds(child).has_value()) << "the group is gone";
 }
 
 TEST(StepWarnings, WorkerProblemsLagAndInterruptionAreListed) {

@@ -67,6 +67,9 @@ TEST_P(Peer, IsInstalledConformsAndRunsARampStep) {
     ASSERT_EQ(op.steps.size(), 1u) << op.operation;
     EXPECT_GT(op.steps[0].requests, 0u) << op.operation;
     EXPECT_EQ(op.steps[0].failures.total(), 0u) << op.operation << "\n" << out;
+    // No /stats: the CPU of the peer's process group, read from /proc.
+    ASSERT_TRUE(op.steps[0].server_cpu_pct.has_value()) << op.operation;
+    EXPECT_GT(*op.steps[0].server_cpu_pct, 0.0) << op.operation;
   }
   EXPECT_EQ(still_running(), "") << "run left " << name << " running";
 }
