@@ -72,7 +72,7 @@ int compare_stacks_command(const CompareStacksConfig& c, std::ostream& out, std:
   if (!runs.empty()) {
     out << "\n== Side by side (ratios against " << labels.front() << ")\n";
     compare_table(out, runs, labels);
-    out << "\n== Stacks compared\n";
+    out << "\n== Stacks compared (cpu us: the server's CPU microseconds per request at the peak)\n";
     stacks_table(out, runs, labels);
   }
   for (const auto& s : skipped) out << "not in the table: " << s << "\n";

@@ -46,8 +46,9 @@ void compare_table(std::ostream& os, const std::vector<RunRecord>& runs,
                    const std::vector<std::string>& labels = {});
 
 // Many runs of the same ramp (one per stack), one row each per operation:
-// requests/s by client count, the peak, the peak against the first run's,
-// the errors of all steps, and notes (HTTP/1.0, a connection per call).
+// requests/s by client count, the peak, the peak against the first run's, the
+// server's CPU microseconds per request at the peak (when the server's CPU is
+// known), the errors of all steps, and notes (HTTP/1.0, a connection per call).
 // `labels` names the runs and must match them in size (std::invalid_argument).
 void stacks_table(std::ostream& os, const std::vector<RunRecord>& runs, const std::vector<std::string>& labels);
 

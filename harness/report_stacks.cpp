@@ -48,7 +48,7 @@ void stacks_table(std::ostream& os, const std::vector<RunRecord>& runs, const st
     os << name << ": requests/s by clients; peak, and peak against " << labels.front() << "\n";
     os << fmt::format("{:<{}}", "stack", name_width);
     for (unsigned c : clients) os << fmt::format(" {:>9}", c);
-    os << fmt::format(" {:>9} {:>7} {:>7}  {}\n", "peak", "ratio", "errors", "notes");
+    os << fmt::format(" {:>9} {:>7} {:>9} {:>7}  {}\n", "peak", "ratio", "cpu us", "errors", "notes");
     double base_peak = 0;
     for (size_t i = 0; i < runs.size(); ++i) {
       const OperationResult* op = nullptr;
@@ -57,16 +57,19 @@ void stacks_table(std::ostream& os, const std::vector<RunRecord>& runs, const st
       os << fmt::format("{:<{}}", labels[i], name_width);
       if (!op) {
         for (size_t k = 0; k < clients.size(); ++k) os << fmt::format(" {:>9}", "-");
-        os << fmt::format(" {:>9} {:>7} {:>7}  {}\n", "-", "-", "-", "not run");
+        os << fmt::format(" {:>9} {:>7} {:>9} {:>7}  {}\n", "-", "-", "-", "-", "not run");
         continue;
       }
       std::map<unsigned, double> by_clients;
       double peak = 0;
       uint64_t errors = 0;
+      std::string cpu_us = "-";  // server CPU per request at the peak step, when known
       for (const auto& s : op->steps) {
         by_clients.emplace(s.clients, s.throughput);
-        peak = std::max(peak, s.throughput);
         errors += s.failures.total();
+        if (s.throughput <= peak) continue;
+        peak = s.throughput;
+        cpu_us = s.server_cpu_pct ? fmt::format("{:.1f}", *s.server_cpu_pct / 100 / s.throughput * 1e6) : "-";
       }
       for (unsigned c : clients) {
         const auto it = by_clients.find(c);
@@ -74,7 +77,7 @@ void stacks_table(std::ostream& os, const std::vector<RunRecord>& runs, const st
       }
       if (i == 0) base_peak = peak;
       const std::string ratio = base_peak > 0 ? fmt::format("{:.2f}", peak / base_peak) : "-";
-      os << fmt::format(" {:>9.0f} {:>7} {:>7}  {}\n", peak, ratio, errors, connection_notes(*op));
+      os << fmt::format(" {:>9.0f} {:>7} {:>9} {:>7}  {}\n", peak, ratio, cpu_us, errors, connection_notes(*op));
     }
     os << "\n";
   }

@@ -143,22 +143,24 @@ TEST(StacksTable, OneRowPerStackWithPeakRatioErrorsAndConnectionNotes) {
   axis.operations[0].steps[1].http_version = "HTTP/1.0";
   axis.operations[0].steps[0].failures.read = 2;
   RunRecord php = run("", {step(2, 15000, {0.2})});
+  php.operations[0].steps[0].server_cpu_pct = 120;  // 1.2 CPU s / 15000 requests = 80 us
   php.operations.push_back({"echoStruct", {step(2, 9000, {0.3})}});
   std::ostringstream os;
   stacks_table(os, {gsoap, axis, php}, {"gsoap", "axis1", "php"});
   // Peaks: 60000, 4500 (0.075 -> 0.07), 15000 (0.25). echoStruct: only php ran it.
+  // CPU per request only where the server's CPU is known.
   EXPECT_EQ(os.str(),
             "echoString: requests/s by clients; peak, and peak against gsoap\n"
-            "stack         1         2      peak   ratio  errors  notes\n"
-            "gsoap     12000     60000     60000    1.00       0  \n"
-            "axis1      3000      4500      4500    0.07       2  HTTP/1.0, a connection per call\n"
-            "php           -     15000     15000    0.25       0  \n"
+            "stack         1         2      peak   ratio    cpu us  errors  notes\n"
+            "gsoap     12000     60000     60000    1.00         -       0  \n"
+            "axis1      3000      4500      4500    0.07         -       2  HTTP/1.0, a connection per call\n"
+            "php           -     15000     15000    0.25      80.0       0  \n"
             "\n"
             "echoStruct: requests/s by clients; peak, and peak against gsoap\n"
-            "stack         2      peak   ratio  errors  notes\n"
-            "gsoap         -         -       -       -  not run\n"
-            "axis1         -         -       -       -  not run\n"
-            "php        9000      9000       -       0  \n"
+            "stack         2      peak   ratio    cpu us  errors  notes\n"
+            "gsoap         -         -       -         -       -  not run\n"
+            "axis1         -         -       -         -       -  not run\n"
+            "php        9000      9000       -         -       0  \n"
             "\n");
   EXPECT_THROW(stacks_table(os, {gsoap}, {}), std::invalid_argument);
 }

@@ -150,7 +150,8 @@ TEST_F(StacksCli, CompareStacksRunsEachAndTablesThemTogether) {
   EXPECT_EQ(labels, (std::set<std::string>{"gsoap", "fake"}));
   EXPECT_LT(out_.find("#### gsoap"), out_.find("#### fake")) << "stacks run in the order given";
   EXPECT_NE(out_.find("== Side by side (ratios against gsoap)"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("== Stacks compared\necho"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("== Stacks compared (cpu us: the server's CPU microseconds per request at the peak)\necho"),
+            std::string::npos) << out_;
   EXPECT_NE(out_.find("echoString: requests/s by clients; peak, and peak against gsoap\n"), std::string::npos) << out_;
   EXPECT_NE(out_.find("not in the table: missing: not installed: missing: libfoo is not installed"),
             std::string::npos) << out_;
