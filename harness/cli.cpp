@@ -87,7 +87,7 @@ CLI::Validator operations_value() {
 }
 
 const std::vector<std::string> kClientKinds{"raw", "gsoap", "curl"};
-const std::vector<std::string> kServerModes{"iterative", "pool", "per-connection"};
+const std::vector<std::string> kServerModes{"iterative", "pool", "per-connection", "loops"};
 
 // The options `run` and `compare-stacks` share, registered on either.
 struct RunOptionTexts {
@@ -135,7 +135,7 @@ void add_run_options(CLI::App* cmd, RunConfig& r, RunOptionTexts& t) {
   cmd->add_option("--binary-bytes", r.payload.binary_bytes, "Bytes in each binary field of an item")
       ->transform(count_value(0))->capture_default_str();
   t.server_mode = cmd->add_option("--server-mode", r.server_mode,
-                                      "Embedded server: iterative, pool or per-connection")
+                                      "Embedded server: iterative, pool, per-connection or loops")
                           ->check(CLI::IsMember(kServerModes))->capture_default_str();
 }
 

@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <thread>
 
 #include "soapbench/version.h"
 
@@ -14,6 +16,7 @@ const char* to_string(Mode m) {
     case Mode::iterative: return "iterative";
     case Mode::pool: return "pool";
     case Mode::per_connection: return "per-connection";
+    case Mode::loops: return "loops";
   }
   return "?";
 }
@@ -25,17 +28,19 @@ Config parse_args(int argc, char** argv, int& exit_code) {
   app.set_version_flag("--version", std::string("soapbench-server ") + SOAPBENCH_VERSION +
                                         " (gSOAP " + SOAPBENCH_GSOAP_VERSION + ")");
   const std::map<std::string, Mode> modes{
-      {"iterative", Mode::iterative}, {"pool", Mode::pool}, {"per-connection", Mode::per_connection}};
+      {"iterative", Mode::iterative}, {"pool", Mode::pool}, {"per-connection", Mode::per_connection},
+      {"loops", Mode::loops}};
   std::string mode_name = "per-connection";
   std::string keepalive = "on";
 
   app.add_option("--bind", c.bind, "Address to listen on (127.0.0.1; 0.0.0.0 or :: for a test network)")
       ->capture_default_str();
   app.add_option("--port", c.port, "TCP port; 0 picks a free one and prints it")->capture_default_str();
-  app.add_option("--mode", mode_name, "iterative | pool | per-connection")
-      ->check(CLI::IsMember({"iterative", "pool", "per-connection"}))
+  app.add_option("--mode", mode_name, "iterative | pool | per-connection | loops")
+      ->check(CLI::IsMember({"iterative", "pool", "per-connection", "loops"}))
       ->capture_default_str();
-  app.add_option("--threads", c.threads, "Worker threads in pool mode")
+  CLI::Option* threads = app.add_option("--threads", c.threads,
+                                        "Worker threads in pool mode; event loops in loops mode (default: one per core)")
       ->check(CLI::Range(1u, 1024u))->capture_default_str();
   app.add_option("--keepalive", keepalive, "HTTP keep-alive: on | off")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
@@ -61,6 +66,7 @@ Config parse_args(int argc, char** argv, int& exit_code) {
     app.parse(argc, argv);
     c.mode = modes.at(mode_name);
     c.keepalive = keepalive == "on";
+    if (c.mode == Mode::loops && threads->count() == 0) c.threads = std::max(1u, std::thread::hardware_concurrency());
   } catch (const CLI::CallForHelp& e) {
     exit_code = app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

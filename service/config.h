@@ -9,6 +9,7 @@ enum class Mode {
   iterative,       // one thread serves every connection, one request at a time (xSocket's non-threaded)
   pool,            // an event loop hands ready connections to a fixed pool of workers (xSocket's threaded)
   per_connection,  // one thread per connection, blocking I/O: gSOAP's classic multi-threaded server
+  loops,           // one event loop per thread, each serving its own connections start to finish (nginx's workers)
 };
 
 const char* to_string(Mode m);
@@ -17,7 +18,8 @@ struct Config {
   std::string bind = "127.0.0.1";  // loopback unless a test network is served on purpose
   uint16_t port = 8080;            // 0 picks a free port; the chosen one is printed
   Mode mode = Mode::per_connection;
-  unsigned threads = 20;           // pool workers; xSocket's threaded server used 20
+  unsigned threads = 20;           // pool workers (xSocket's threaded server used 20), or event loops in
+                                   // loops mode (parse_args makes that one per core unless given)
   bool keepalive = true;           // HTTP keep-alive, no cap on requests per connection
   double recv_timeout_s = 5;       // a request that stops arriving is dropped after this
   double send_timeout_s = 5;       // a client that stops reading is dropped after this

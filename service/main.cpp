@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   // Tests and scripts read this line to learn the port; keep its shape.
   fmt::print("soapbench-server listening on http://{}:{}/echo mode={} threads={}\n",
              config.bind.find(':') != std::string::npos ? "[" + config.bind + "]" : config.bind, port,
-             to_string(config.mode), config.mode == Mode::pool ? config.threads : 1u);
+             to_string(config.mode),
+             config.mode == Mode::pool || config.mode == Mode::loops ? config.threads : 1u);
   std::fflush(stdout);
 
   std::thread signal_waiter([&] {

@@ -1,5 +1,5 @@
 #pragma once
-// The accept loop and the three concurrency modes. Everything protocol-specific
+// The accept loop and the four concurrency modes. Everything protocol-specific
 // lives in EchoService; this file only decides which thread serves which socket when.
 #include <atomic>
 #include <memory>

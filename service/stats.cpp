@@ -33,8 +33,8 @@ std::string stats_json(const Stats& s, const Config& c) {
       {"version", SOAPBENCH_VERSION},
       {"gsoap_version", SOAPBENCH_GSOAP_VERSION},
       {"mode", to_string(c.mode)},
-      // Serving threads: the pool's size, the one loop thread, or one per open connection.
-      {"threads", c.mode == Mode::pool        ? int64_t{c.threads}
+      // Serving threads: the pool's size, the loops, the one loop thread, or one per open connection.
+      {"threads", c.mode == Mode::pool || c.mode == Mode::loops ? int64_t{c.threads}
                   : c.mode == Mode::iterative ? int64_t{1}
                                               : s.open.load()},
       {"keepalive", c.keepalive},

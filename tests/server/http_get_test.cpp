@@ -82,6 +82,8 @@ TEST_P(HttpGet, StatsAgreeWithTheFirstLine) {
   EXPECT_EQ(stats["threads"].get<uint64_t>(), std::stoull(threads)) << line;
   if (GetParam().name == "pool") {
     EXPECT_EQ(stats["threads"], 4);
+  } else if (GetParam().name == "loops") {
+    EXPECT_EQ(stats["threads"], 2);
   } else if (GetParam().name == "iterative") {
     EXPECT_EQ(stats["threads"], 1);
   }

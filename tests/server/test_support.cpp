@@ -10,7 +10,8 @@ namespace soapbench::test {
 std::vector<ServerMode> all_modes() {
   return {{"iterative", {"--mode", "iterative"}},
           {"pool", {"--mode", "pool", "--threads", "4"}},
-          {"per-connection", {"--mode", "per-connection"}}};
+          {"per-connection", {"--mode", "per-connection"}},
+          {"loops", {"--mode", "loops", "--threads", "2"}}};
 }
 
 std::string mode_param_name(const ::testing::TestParamInfo<ServerMode>& info) {

@@ -25,9 +25,9 @@ struct ServerMode {
 };
 // gtest prints a mode by its name in failure messages.
 inline void PrintTo(const ServerMode& mode, std::ostream* os) { *os << mode.name; }
-// iterative, pool with 4 threads, per-connection.
+// iterative, pool with 4 threads, per-connection, loops with 2 loops.
 std::vector<ServerMode> all_modes();
-// gtest parameter names: iterative, pool, per_connection.
+// gtest parameter names: iterative, pool, per_connection, loops.
 std::string mode_param_name(const ::testing::TestParamInfo<ServerMode>& info);
 // The mode's flags followed by `extra`.
 std::vector<std::string> flags_for(const ServerMode& mode, std::vector<std::string> extra = {});
