@@ -112,7 +112,7 @@ int run(int argc, char** argv) {
   RampOutcome outcome = run_mpi_ramp(plan, job, probe_error.empty(), g_stop, out);
   if (!job.root()) return 0;
   if (!probe_error.empty()) outcome.error = probe_error;
-  return finish_run("soapbench run", c.out_dir, record, outcome, g_stop_signal, out, err);
+  return finish_run("soapbench-mpi run", c.out_dir, record, outcome, g_stop_signal, out, err);
 }
 
 }  // namespace
