@@ -4,8 +4,8 @@
 // this interface: "gsoap" (the generated EchoBindingProxy), "curl" (libcurl +
 // pugixml, stack-neutral XML) and "raw" (one socket, hand-parsed HTTP, the same
 // pugixml validation; the leanest). A fourth, "tcp", is no SOAP client: it sends
-// length-prefixed messages to soapbench-echo-server (tcp/frame.h), the plain-socket
-// baseline. Failures are values, never exceptions, on call().
+// length-prefixed messages to soapbench-echo-server (service/tcp_echo/frame.h), the
+// plain-socket baseline. Failures are values, never exceptions, on call().
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -1,7 +1,7 @@
 #pragma once
 // The "tcp" client: xSocket's load client over soapbench-echo-server's framing
-// (tcp/frame.h). Each call sends one message of PayloadSize::data_bytes and
-// reads the echo back while still sending, so that a 2 MB message cannot
+// (service/tcp_echo/frame.h). Each call sends one message of PayloadSize::data_bytes
+// and reads the echo back while still sending, so that a 2 MB message cannot
 // deadlock with both sides' buffers full; the echo is compared byte for byte.
 #include <memory>
 

@@ -87,11 +87,10 @@ RampPlan ramp_plan(const RunConfig& c) {
 
 RunRecord start_record(const RunConfig& c, const RampPlan& plan) {
   RunRecord record;
-  record.context = collect_machine_context();
-  record.context.command_line = c.command_line;
-  record.context.client_kind = c.client_kind;
-  record.context.label = c.label.empty() ? c.stack : c.label;
-  record.context.options = options_json(c, plan);
+  record.context = collect_run_context({.command_line = c.command_line,
+                                        .client_kind = c.client_kind,
+                                        .label = c.label.empty() ? c.stack : c.label,
+                                        .options = options_json(c, plan)});
   return record;
 }
 

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed socket or pipe is an error value, not a death
   // Commands with their own parsers (extra_commands.h): tcp-echo, merge, sweep.
   if (const auto code = run_extra_command(argc, argv, std::cout, std::cerr)) return *code;
-  // `soapbench chat` has its own parser (chat/chat_cli.cpp).
+  // `soapbench chat` has its own parser (harness/chat/chat_cli.cpp).
   if (argc > 1 && std::string_view(argv[1]) == "chat") return chat::chat_main(argc - 1, argv + 1);
   const ParsedCommandLine p = parse_command_line(argc, argv, std::cout, std::cerr);
   if (p.exit_code >= 0) return p.exit_code;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -64,6 +65,15 @@ RunContext collect_machine_context() {
   if (uname(&u) == 0) c.kernel = fmt::format("{} {}", u.sysname, u.release);
   // fmt 9 formats a time_point in local time; gmtime makes it UTC.
   c.start_time = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::now()));
+  return c;
+}
+
+RunContext collect_run_context(RunInvocation invocation) {
+  RunContext c = collect_machine_context();
+  c.command_line = std::move(invocation.command_line);
+  c.client_kind = std::move(invocation.client_kind);
+  c.label = std::move(invocation.label);
+  c.options = std::move(invocation.options);
   return c;
 }
 

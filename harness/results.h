@@ -114,6 +114,17 @@ struct RunContext {
 // start_time (now). Other fields are left empty.
 RunContext collect_machine_context();
 
+// What a command was invoked with: the part of a record's context that is not the machine's.
+struct RunInvocation {
+  std::string command_line;
+  std::string client_kind;
+  std::string label;
+  nlohmann::json options;
+};
+// collect_machine_context() with the invocation's fields: how every command starts its
+// record. Designated initializers name each field, and -Wextra warns of one left out.
+RunContext collect_run_context(RunInvocation invocation);
+
 struct RunRecord {
   int schema_version = kResultsSchemaVersion;
   RunContext context;

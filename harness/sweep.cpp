@@ -148,11 +148,10 @@ nlohmann::json options_json(const SweepConfig& c) {
 int sweep_command(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   InterruptWatch interrupt;
   RunRecord record;
-  record.context = collect_machine_context();
-  record.context.command_line = c.command_line;
-  record.context.client_kind = "raw+tcp";
-  record.context.label = c.label.empty() ? "sweep" : c.label;
-  record.context.options = options_json(c);
+  record.context = collect_run_context({.command_line = c.command_line,
+                                        .client_kind = "raw+tcp",
+                                        .label = c.label.empty() ? "sweep" : c.label,
+                                        .options = options_json(c)});
 
   std::unique_ptr<ServerProcess> soap_server, tcp_server;
   std::string soap_url = c.url, tcp_url = c.tcp_url, tcp_stats = c.tcp_stats_url;

@@ -106,11 +106,8 @@ nlohmann::json options_json(const TcpEchoConfig& c) {
 int tcp_echo_command(const TcpEchoConfig& c, std::ostream& out, std::ostream& err) {
   InterruptWatch interrupt;
   RunRecord record;
-  record.context = collect_machine_context();
-  record.context.command_line = c.command_line;
-  record.context.client_kind = "tcp";
-  record.context.label = c.label;
-  record.context.options = options_json(c);
+  record.context = collect_run_context(
+      {.command_line = c.command_line, .client_kind = "tcp", .label = c.label, .options = options_json(c)});
 
   RampPlan plan;
   plan.operations = {Operation::tcp_echo};

@@ -1,16 +1,12 @@
 #pragma once
-// The listening socket and the check that a whole request has arrived.
+// The check that a whole HTTP request has arrived (the listening socket itself
+// is in common/listen_socket.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace soapbench::server {
-
-// Opens a non-blocking listening TCP socket on host:port (IPv4 or IPv6 literal or
-// name). Throws std::runtime_error naming the address on failure.
-int open_listener(const std::string& host, uint16_t port, int backlog = 1024);
-uint16_t local_port(int fd);
 
 enum class Arrival {
   complete,  // a whole request has arrived (or more than we hold back for: let the parser stream it)

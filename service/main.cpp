@@ -1,16 +1,15 @@
 // soapbench-server: the echo service of wsdl/echo.wsdl, built on gSOAP.
-#include <csignal>
 #include <cstdio>
-#include <ctime>
-#include <exception>
-#include <thread>
+#include <optional>
 
 #include <fmt/core.h>
 
 #include "config.h"
+#include "listen_socket.h"
 #include "progress.h"
 #include "server.h"
 #include "stats.h"
+#include "stop_signals.h"
 
 using namespace soapbench::server;
 
@@ -20,35 +19,19 @@ int main(int argc, char** argv) {
   if (exit_code >= 0) return exit_code;
 
   // Signals go to one waiting thread, never into the middle of a gSOAP call.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  StopSignals signals;
 
   Stats stats;
   Server server(config, stats);
-  uint16_t port = 0;
-  try {
-    port = server.listen();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "soapbench-server: {}\n", e.what());
-    return 1;
-  }
+  const std::optional<uint16_t> port = listen_or_report(server, "soapbench-server");
+  if (!port) return 1;
   // Tests and scripts read this line to learn the port; keep its shape.
   fmt::print("soapbench-server listening on http://{}:{}/echo mode={} threads={}\n",
-             config.bind.find(':') != std::string::npos ? "[" + config.bind + "]" : config.bind, port,
-             to_string(config.mode),
+             url_host(config.bind), *port, to_string(config.mode),
              config.mode == Mode::pool || config.mode == Mode::loops ? config.threads : 1u);
   std::fflush(stdout);
 
-  std::thread signal_waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    server.stop();
-  });
-  signal_waiter.detach();
+  signals.stop_on_signal([&] { server.stop(); });
 
   ProgressReporter progress(stats, config);
   server.run();

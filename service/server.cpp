@@ -16,7 +16,7 @@
 
 #include "echo_service.h"
 #include "event_loops.h"
-#include "listener.h"
+#include "listen_socket.h"
 
 namespace soapbench::server {
 namespace {

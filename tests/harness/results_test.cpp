@@ -318,5 +318,22 @@ TEST(MachineContext, DescribesThisMachine) {
   EXPECT_EQ(results_file_name(r).size(), std::string("YYYYMMDD-HHMMSS-run.json").size());
 }
 
+TEST(MachineContext, RunContextAddsTheInvocation) {
+  const RunContext c = collect_run_context({.command_line = "soapbench tcp-echo --clients 4",
+                                            .client_kind = "tcp",
+                                            .label = "baseline",
+                                            .options = {{"clients", 4}}});
+  EXPECT_EQ(c.command_line, "soapbench tcp-echo --clients 4");
+  EXPECT_EQ(c.client_kind, "tcp");
+  EXPECT_EQ(c.label, "baseline");
+  EXPECT_EQ(c.options, nlohmann::json({{"clients", 4}}));
+  // The machine's fields as collect_machine_context fills them; the rest stay empty.
+  EXPECT_EQ(c.cores, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)));
+  EXPECT_FALSE(c.soapbench_version.empty());
+  EXPECT_FALSE(c.start_time.empty());
+  EXPECT_TRUE(c.url.empty());
+  EXPECT_TRUE(c.server_mode.empty());
+}
+
 }  // namespace
 }  // namespace soapbench

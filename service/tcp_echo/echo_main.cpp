@@ -1,10 +1,9 @@
 // soapbench-echo-server: the plain-TCP echo that `soapbench tcp-echo` and
 // `soapbench sweep` measure the SOAP server against (xSocket's echo server).
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <chrono>
-#include <exception>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -12,14 +11,15 @@
 
 #include "echo_config.h"
 #include "echo_server.h"
+#include "listen_socket.h"
+#include "stop_signals.h"
 
 using namespace soapbench::tcp;
+using soapbench::server::StopSignals;
+using soapbench::server::listen_or_report;
+using soapbench::server::url_host;
 
 namespace {
-
-std::string host_of(const EchoConfig& c) {
-  return c.bind.find(':') != std::string::npos ? "[" + c.bind + "]" : c.bind;
-}
 
 void print_progress(const EchoStats& s, uint64_t& last_frames, double interval_s) {
   const uint64_t frames = s.frames.load();
@@ -39,27 +39,18 @@ int main(int argc, char** argv) {
   const EchoConfig config = parse_echo_args(argc, argv, exit_code);
   if (exit_code >= 0) return exit_code;
 
-  // Signals are taken by sigtimedwait below, never by a thread in the middle of I/O.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  // Signals are taken by signals.wait below, never by a thread in the middle of I/O.
+  StopSignals signals;
 
   EchoStats stats;
   EchoServer server(config, stats);
-  uint16_t port = 0;
-  try {
-    port = server.listen();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "soapbench-echo-server: {}\n", e.what());
-    return 1;
-  }
+  const std::optional<uint16_t> port = listen_or_report(server, "soapbench-echo-server");
+  if (!port) return 1;
   // The driver and the tests read this line to learn both ports; keep its shape.
+  const std::string host = url_host(config.bind);
   const std::string stats_part =
-      config.stats ? fmt::format(" stats=http://{}:{}/stats", host_of(config), server.stats_port()) : "";
-  fmt::print("soapbench-echo-server listening on tcp://{}:{} mode={} threads={}{}\n", host_of(config), port,
+      config.stats ? fmt::format(" stats=http://{}:{}/stats", host, server.stats_port()) : "";
+  fmt::print("soapbench-echo-server listening on tcp://{}:{} mode={} threads={}{}\n", host, *port,
              to_string(config.mode), config.mode == EchoMode::threaded ? config.threads : 1u, stats_part);
   std::fflush(stdout);
 
@@ -67,11 +58,8 @@ int main(int argc, char** argv) {
   uint64_t last_frames = 0;
   const bool progress = !config.quiet && config.report_interval_s > 0;
   const double wait_s = progress ? config.report_interval_s : 3600;
-  for (;;) {
-    const timespec wait{static_cast<time_t>(wait_s), static_cast<long>((wait_s - static_cast<double>(static_cast<time_t>(wait_s))) * 1e9)};
-    if (sigtimedwait(&signals, nullptr, &wait) > 0) break;
+  while (!signals.wait(wait_s))
     if (progress) print_progress(stats, last_frames, wait_s);
-  }
   server.stop();
   loop.join();
   if (!config.quiet) {

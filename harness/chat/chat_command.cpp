@@ -183,11 +183,8 @@ std::unique_ptr<ServerProcess> start_chat_server(const std::string& program, con
 int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
   InterruptWatch interrupt;
   RunRecord record;
-  record.context = collect_machine_context();
-  record.context.command_line = c.command_line;
-  record.context.client_kind = "chat";
-  record.context.label = c.label;
-  record.context.options = options_json(c);
+  record.context = collect_run_context(
+      {.command_line = c.command_line, .client_kind = "chat", .label = c.label, .options = options_json(c)});
 
   std::unique_ptr<ServerProcess> server;
   ChatPlan plan;

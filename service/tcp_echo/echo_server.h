@@ -1,6 +1,6 @@
 #pragma once
 // soapbench-echo-server's listener, its two concurrency modes and its counters.
-// The protocol is tcp/frame.h: bytes are echoed as they arrive, through one
+// The protocol is frame.h: bytes are echoed as they arrive, through one
 // 64 KiB buffer per connection, so a 2 MB message streams through without
 // being held, and a client that stops reading only stops its own echo.
 #include <atomic>

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "frame.h"
-#include "listen_socket.h"
+#include "listen_socket.h"  // service/common/: open_listener, local_port
 #include "stats_endpoint.h"
 
 namespace soapbench::tcp {
@@ -235,15 +235,16 @@ EchoServer::EchoServer(EchoConfig config, EchoStats& stats)
 EchoServer::~EchoServer() = default;
 
 uint16_t EchoServer::listen() {
-  impl_->listen_fd = open_listener(impl_->config.bind, impl_->config.port);
-  if (impl_->config.stats) impl_->stats_fd = open_listener(impl_->config.bind, impl_->config.stats_port, 64);
+  impl_->listen_fd = server::open_listener(impl_->config.bind, impl_->config.port);
+  if (impl_->config.stats)
+    impl_->stats_fd = server::open_listener(impl_->config.bind, impl_->config.stats_port, 64);
   impl_->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   impl_->add_marker(impl_->listen_fd);
   impl_->add_marker(impl_->stop_fd);
-  return local_port(impl_->listen_fd);
+  return server::local_port(impl_->listen_fd);
 }
 
-uint16_t EchoServer::stats_port() const { return impl_->stats_fd >= 0 ? local_port(impl_->stats_fd) : 0; }
+uint16_t EchoServer::stats_port() const { return impl_->stats_fd >= 0 ? server::local_port(impl_->stats_fd) : 0; }
 
 void EchoServer::run() {
   std::thread stats_thread;

@@ -20,7 +20,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "listener.h"  // service/: open_listener, local_port
+#include "listen_socket.h"  // service/common/: open_listener, local_port
 #include "chat_protocol.h"
 
 namespace soapbench::chat {

@@ -1,16 +1,20 @@
 // soapbench-chat-server: the chat-room relay that `soapbench chat` drives.
-#include <csignal>
 #include <cstdio>
 #include <iostream>
-#include <thread>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include "chat_server.h"
+#include "listen_socket.h"
+#include "stop_signals.h"
 #include "soapbench/version.h"
 
 using namespace soapbench::chat;
+using soapbench::server::StopSignals;
+using soapbench::server::listen_or_report;
+using soapbench::server::url_host;
 
 namespace {
 
@@ -56,33 +60,18 @@ int main(int argc, char** argv) {
   const ServerConfig config = parse_args(argc, argv, exit_code);
   if (exit_code >= 0) return exit_code;
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  StopSignals signals;
 
   ServerStats stats;
   ChatServer server(config, stats);
-  uint16_t port = 0;
-  try {
-    port = server.listen();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "soapbench-chat-server: {}\n", e.what());
-    return 1;
-  }
+  const std::optional<uint16_t> port = listen_or_report(server, "soapbench-chat-server");
+  if (!port) return 1;
   // `soapbench chat` and the tests read this line to learn the port; keep its shape.
-  fmt::print("soapbench-chat-server listening on {}:{} threads={}\n",
-             config.bind.find(':') != std::string::npos ? "[" + config.bind + "]" : config.bind, port,
+  fmt::print("soapbench-chat-server listening on {}:{} threads={}\n", url_host(config.bind), *port,
              config.threads);
   std::fflush(stdout);
 
-  std::thread([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    server.stop();
-  }).detach();
+  signals.stop_on_signal([&] { server.stop(); });
   server.run();
   if (!config.quiet) fmt::print("soapbench-chat-server: {}\n", stats_json(stats, config));
   return 0;
