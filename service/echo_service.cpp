@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "listener.h"
 #include "soapbench/contract.h"
 
 namespace soapbench::server {
@@ -154,7 +155,7 @@ EchoService::EchoService(const Config& config, Stats& stats)
   // A client trickling a request a byte at a time must not hold a thread forever either.
   s->transfer_timeout = to_gsoap_timeout(config.recv_timeout_s + config.send_timeout_s);
   // Headroom for the HTTP header on top of the largest body allowed.
-  s->recv_maxlength = config.max_request_bytes + 64 * 1024;
+  s->recv_maxlength = config.max_request_bytes + kMaxHeaderBytes;
   s->max_keep_alive = 0;  // gSOAP's default of 100 would close every connection after 100 requests
 }
 

@@ -33,7 +33,7 @@ Arrival read_request(int fd, std::string& pending, uint64_t max_body) {
     if (n > 0) {
       pending.append(buf, static_cast<size_t>(n));
       // Stop at a whole request: reading on until EAGAIN costs a recv per request.
-      if (pending.size() >= kMaxHeldRequestBytes || request_complete(pending, max_body))
+      if (pending.size() > max_body + kMaxHeaderBytes || request_complete(pending, max_body))
         return Arrival::complete;
       continue;
     }
@@ -48,6 +48,8 @@ Arrival read_request(int fd, std::string& pending, uint64_t max_body) {
 
 bool request_complete(std::string_view data, uint64_t max_body) {
   const size_t head_end = data.find("\r\n\r\n");
+  // No end of the header in sight: the parser refuses it, and the scan below stays short.
+  if (head_end == std::string_view::npos && data.size() > kMaxHeaderBytes) return true;
   for (char ch : data.substr(0, head_end)) {
     const auto c = static_cast<unsigned char>(ch);
     if ((c < 0x20 && c != '\r' && c != '\n' && c != '\t') || c == 0x7f) return true;  // not HTTP

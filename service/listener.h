@@ -9,7 +9,7 @@
 namespace soapbench::server {
 
 enum class Arrival {
-  complete,  // a whole request has arrived (or more than we hold back for: let the parser stream it)
+  complete,  // a whole request has arrived (or more than any request may be: the parser refuses it)
   partial,   // some bytes, not all: serving now would block a thread on a slow client
   closed,    // the peer closed or the socket failed before sending anything
 };
@@ -17,12 +17,16 @@ enum class Arrival {
 // tells whether the HTTP request at its head has fully arrived (headers, then
 // Content-Length bytes or the last chunk). Reading rather than peeking matters:
 // a level-triggered event loop would otherwise wake again at once for the same bytes.
-// A declared body over max_body counts as complete: the parser refuses it at once.
+// A declared body over max_body counts as complete: the parser refuses it at once;
+// so do more than max_body + kMaxHeaderBytes bytes without a declared length.
+// The whole request is held, however large: a parser that had to wait for the
+// rest of it would stop the event loop, and every connection it serves.
 Arrival read_request(int fd, std::string& pending, uint64_t max_body);
 // The framing check alone, on bytes already read. Bytes that cannot be HTTP
 // (control characters in the head) count as complete too: the parser answers them.
 bool request_complete(std::string_view data, uint64_t max_body);
-// Past this many buffered bytes a request is handed to the parser to stream in.
-inline constexpr size_t kMaxHeldRequestBytes = 64 * 1024;
+// Room for the request line and headers on top of the largest body allowed
+// (gSOAP's recv_maxlength has the same headroom).
+inline constexpr uint64_t kMaxHeaderBytes = 64 * 1024;
 
 }  // namespace soapbench::server
