@@ -13,17 +13,18 @@
 #include <string>
 #include <utility>
 
+#include "echo_operations.h"
 #include "memory_io.h"
 #include "soapEchoBindingService.h"
 
 namespace soapbench::bench {
 namespace {
 
-class EchoInMemory : public EchoBindingService {
+class EchoInMemory : public EchoOperations {
  public:
   explicit EchoInMemory(soap_mode out)
-      : EchoBindingService(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
-                           out | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING),
+      : EchoOperations(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
+                       out | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING),
         io(soap) {
     // Without a socket gSOAP answers as a CGI program ("Status: 200 OK", then
     // close); a connected socket, never read or written (fsend/frecv are ours),
@@ -41,18 +42,6 @@ class EchoInMemory : public EchoBindingService {
   EchoInMemory(const EchoInMemory&) = delete;
   EchoInMemory& operator=(const EchoInMemory&) = delete;
   EchoBindingService* copy() override { return nullptr; }  // never copied here
-  int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override {
-    response.text = std::move(request->text);
-    return SOAP_OK;
-  }
-  int echoStruct(_echo__echoStruct* request, _echo__echoStructResponse& response) override {
-    response.item = std::move(request->item);
-    return SOAP_OK;
-  }
-  int echoBinary(_echo__echoBinary* request, _echo__echoBinaryResponse& response) override {
-    response.data = request->data;
-    return SOAP_OK;
-  }
   MemoryIo io;
 
  private:

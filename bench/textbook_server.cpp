@@ -18,31 +18,19 @@
 #include <thread>
 #include <utility>
 
-#include "soapEchoBindingService.h"
+#include "echo_operations.h"
 
 namespace {
 
-class TextbookEcho : public EchoBindingService {
+class TextbookEcho : public soapbench::bench::EchoOperations {
  public:
-  using EchoBindingService::EchoBindingService;
+  using EchoOperations::EchoOperations;
   // What the generated copy() does: a new context copied from this one (its socket included).
   EchoBindingService* copy() override {
     auto* dup = new TextbookEcho;
     soap_done(dup->soap);
     soap_copy_context(dup->soap, soap);
     return dup;
-  }
-  int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override {
-    response.text = std::move(request->text);
-    return SOAP_OK;
-  }
-  int echoStruct(_echo__echoStruct* request, _echo__echoStructResponse& response) override {
-    response.item = std::move(request->item);
-    return SOAP_OK;
-  }
-  int echoBinary(_echo__echoBinary* request, _echo__echoBinaryResponse& response) override {
-    response.data = request->data;
-    return SOAP_OK;
   }
 };
 
