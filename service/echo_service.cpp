@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -33,10 +34,22 @@ EchoService& self(struct soap* s) { return *static_cast<EchoService*>(s->user); 
 // syscalls of a keep-alive request. Only when the socket is not ready does the
 // call fall back to gSOAP's, which then waits with the timeout.
 int counting_send(struct soap* s, const char* buf, size_t n) {
-  self(s).stats().add(self(s).stats().bytes_out, n);
+  EchoService& e = self(s);
+  e.stats().add(e.stats().bytes_out, n);
+  if (e.has_unsent_output()) {  // behind what already waits
+    e.add_unsent_output(buf, n);
+    return SOAP_OK;
+  }
   while (n > 0) {
     const ssize_t sent = ::send(s->socket, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (sent <= 0) break;
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) {
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && e.keeps_unsent_output()) {
+        e.add_unsent_output(buf, n);
+        return SOAP_OK;
+      }
+      break;
+    }
     buf += sent;
     n -= static_cast<size_t>(sent);
   }
@@ -97,9 +110,16 @@ int send_body(struct soap* s, const char* content_type, const std::string_view b
   return SOAP_OK;
 }
 
+// The end of a request's input: what gSOAP read beyond it stays for the next one.
+int request_read(struct soap* s) {
+  self(s).keep_read_ahead();
+  return SOAP_OK;
+}
+
 // GET /echo?wsdl serves the contract, GET /stats the counters, anything else is 404.
 int http_get(struct soap* s) {
   EchoService& e = self(s);
+  e.keep_read_ahead();
   e.stats().add(e.stats().http_get);
   const std::string_view path = s->path;
   const std::string_view endpoint = kEndpointPath;
@@ -145,6 +165,7 @@ EchoService::EchoService(const Config& config, Stats& stats)
   s->frecv = counting_recv;
   s->fparsehdr = limit_request_size;
   s->fget = http_get;
+  s->fpreparefinalrecv = request_read;
   s->fclose = keep_socket_open;
   s->fclosesocket = keep_socket_open_too;
   // gSOAP skips sending a fault when the peer has half-closed; a client that sent a
@@ -179,11 +200,43 @@ void EchoService::attach(int fd) {
 
 int EchoService::fd() const { return fd_; }
 
+bool EchoService::send_unsent_output() {
+  while (unsent_pos_ < unsent_.size()) {
+    const ssize_t sent = ::send(fd_, unsent_.data() + unsent_pos_, unsent_.size() - unsent_pos_,
+                                MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (sent > 0) unsent_pos_ += static_cast<size_t>(sent);
+    else if (sent < 0 && errno == EINTR) continue;
+    else return sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+  unsent_.clear();
+  unsent_pos_ = 0;
+  return true;
+}
+
 void EchoService::close() {
+  unsent_.clear();
+  unsent_pos_ = 0;
+  close_when_sent_ = false;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   soap->socket = SOAP_INVALID_SOCKET;
   soap->keep_alive = 0;
+}
+
+void EchoService::keep_read_ahead() {
+  if (soap->bufidx >= soap->buflen) return;
+  // The read-ahead came off the socket (or pending_) before what pending_ still holds.
+  pending_.replace(0, pending_pos_, soap->buf + soap->bufidx, soap->buflen - soap->bufidx);
+  pending_pos_ = 0;
+  soap->buflen = soap->bufidx;
+  // The CRLF a client may put after the body is no next request: kept, it would
+  // make a parser wait for one.
+  drop_leading_blanks(pending_);
+}
+
+bool EchoService::has_buffered_request() const {
+  return soap->bufidx >= soap->buflen && pending_pos_ < pending_.size() &&
+         request_complete(std::string_view(pending_).substr(pending_pos_), config_.max_request_bytes);
 }
 
 bool EchoService::has_buffered_input() const {
@@ -280,6 +333,10 @@ bool EchoService::serve_one() {
   soap_end(s);
   // After an error the rest of the request may be unread: the stream is out of step.
   if (failed || status_ == 0 || !s->keep_alive) {
+    if (has_unsent_output()) {  // the event loop sends the rest, then closes
+      close_when_sent_ = true;
+      return true;
+    }
     close();
     return false;
   }

@@ -25,14 +25,31 @@ class EchoService : public EchoBindingService {
   // True when bytes of a further request are already buffered in user space,
   // so waiting on the socket for readability would wait for nothing.
   bool has_buffered_input() const;
+  // True when a whole further request is buffered: serving it cannot wait on the socket.
+  bool has_buffered_request() const;
   // Bytes an event loop has already read from the socket; gSOAP reads them
   // before it reads the socket again.
   std::string& pending_input() { return pending_; }
   // Called by an event loop whose receive timeout expired on a partial request:
   // the parser gets what arrived, then the end of input, and the client a fault.
   void end_input_after_pending() { input_timed_out_ = true; }
+  // Keeps the bytes gSOAP read past the request it just parsed (a pipelined next
+  // request) as pending input: gSOAP writes the response into the same buffer.
+  void keep_read_ahead();
   // The receive path gSOAP calls: pending bytes first, then the socket; watches for a DTD.
   size_t receive(char* buf, size_t n, size_t (*from_socket)(struct soap*, char*, size_t));
+  // Event loops turn this on: a response the socket cannot take at once is kept
+  // and sent by send_unsent_output() when the socket is writable, so that a
+  // client that stops reading never makes the loop wait.
+  void keep_unsent_output(bool on) { keep_unsent_ = on; }
+  bool keeps_unsent_output() const { return keep_unsent_; }
+  bool has_unsent_output() const { return unsent_pos_ < unsent_.size(); }
+  void add_unsent_output(const char* buf, size_t n) { unsent_.append(buf, n); }
+  // Sends what the socket takes now of the kept output. False when the
+  // connection failed; true when all is sent or the rest must wait.
+  bool send_unsent_output();
+  // serve_one() answered, and the connection is to close once the kept output is sent.
+  bool close_when_sent() const { return close_when_sent_; }
   // Closes the connection (if open) without sending anything.
   void close();
   int fd() const;
@@ -60,6 +77,10 @@ class EchoService : public EchoBindingService {
   bool dtd_seen_ = false;
   bool input_timed_out_ = false;
   bool peer_closed_ = false;
+  bool keep_unsent_ = false;
+  std::string unsent_;     // output the socket could not take yet (keep_unsent_output)
+  size_t unsent_pos_ = 0;
+  bool close_when_sent_ = false;
 };
 
 }  // namespace soapbench::server

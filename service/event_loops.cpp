@@ -36,6 +36,7 @@ struct Conn {
   Loop& loop;
   bool busy = false;
   bool partial = false;        // part of a request has arrived; deadline is the receive timeout
+  bool writing = false;        // a response waits for the socket; deadline is the send timeout
   Clock::time_point deadline;  // parked: when the idle or receive timeout expires
 };
 
@@ -114,9 +115,11 @@ class EventLoops {
   // reading the socket it is serving.
   uint32_t conn_events() const { return EPOLLIN | EPOLLRDHUP | (inline_ ? 0u : EPOLLONESHOT); }
 
-  void rearm(Conn* c) {  // pool mode only; caller holds c->loop.mutex
+  // Watches c for `events`: conn_events() for requests, or EPOLLOUT while a
+  // response waits to be sent. Caller holds c->loop.mutex.
+  void rearm(Conn* c, uint32_t events) {
     epoll_event ev{};
-    ev.events = conn_events();
+    ev.events = events;
     ev.data.ptr = c;
     epoll_ctl(c->loop.epoll_fd, EPOLL_CTL_MOD, c->service.fd(), &ev);
   }
@@ -145,6 +148,7 @@ class EventLoops {
       auto conn = std::make_unique<Conn>(config_, stats_, owner);
       Conn* c = conn.get();
       c->service.attach(fd);
+      c->service.keep_unsent_output(inline_);  // a worker may wait on a socket; a loop may not
       c->deadline = Clock::now() + seconds(config_.idle_timeout_s);
       stats_.open.fetch_add(1, std::memory_order_relaxed);
       std::lock_guard lock(owner.mutex);
@@ -161,13 +165,45 @@ class EventLoops {
   void serve(Conn* c) {
     bool open = true;
     do open = c->service.serve_one();
-    while (open && !draining_ && c->service.has_buffered_input());
+    while (open && !draining_ && c->service.has_buffered_request() && !c->service.has_unsent_output());
     std::lock_guard lock(c->loop.mutex);
+    if (open && c->service.has_unsent_output()) {  // the client reads slower than we answer
+      c->writing = true;
+      c->deadline = Clock::now() + seconds(config_.send_timeout_s);
+      rearm(c, EPOLLOUT);  // not EPOLLRDHUP: a half-closed client would wake the loop until then
+      return;
+    }
     if (!open || draining_) { destroy(c); return; }
+    park(c);
+  }
+
+  // Waits for c's next request (or the rest of one already begun). Caller holds c->loop.mutex.
+  void park(Conn* c) {
+    // One-shot registrations (pool) and output watches need re-arming; a loop's
+    // level-triggered watch for requests is still in place.
+    if (!inline_ || c->writing) rearm(c, conn_events());
     c->busy = false;
-    c->partial = false;
-    c->deadline = Clock::now() + seconds(config_.idle_timeout_s);
-    if (!inline_) rearm(c);
+    c->writing = false;
+    c->partial = c->service.has_buffered_input();  // a pipelined request still arriving
+    c->deadline = Clock::now() + seconds(c->partial ? config_.recv_timeout_s : config_.idle_timeout_s);
+  }
+
+  // c's socket takes output again: sends what waits; when all is sent, reads
+  // requests again (serving any already buffered) or closes as serve_one decided.
+  void on_writable(Conn* c) {
+    const bool ok = c->service.send_unsent_output();
+    if (ok && c->service.has_unsent_output()) return;  // more when the socket is writable again
+    if (!ok || c->service.close_when_sent() || draining_) {
+      std::lock_guard lock(c->loop.mutex);
+      destroy(c);
+      return;
+    }
+    if (c->service.has_buffered_request()) {
+      serve(c);
+      return;
+    }
+    std::lock_guard lock(c->loop.mutex);
+    park(c);
   }
 
   void on_readable(Conn* c) {
@@ -182,7 +218,9 @@ class EventLoops {
           c->partial = true;
           c->deadline = Clock::now() + seconds(config_.recv_timeout_s);
         }
-        if (!inline_) { std::lock_guard lock(c->loop.mutex); rearm(c); }
+        if (!inline_) { std::lock_guard lock(c->loop.mutex); rearm(c, conn_events()); }
+        return;
+      case Arrival::blank:
         return;
       case Arrival::complete:
         break;
@@ -210,6 +248,10 @@ class EventLoops {
       std::vector<Conn*> expired;
       for (auto& [c, owner] : loop.conns) {
         if (c->busy) continue;
+        if (c->writing) {  // a client that stopped reading: dropped after the send timeout
+          if (now >= c->deadline) expired.push_back(c);
+          continue;
+        }
         if (c->partial && now >= c->deadline) {
           epoll_event none{};  // disarmed: nothing may wake a loop for it while it is served
           epoll_ctl(loop.epoll_fd, EPOLL_CTL_MOD, c->service.fd(), &none);
@@ -237,6 +279,7 @@ class EventLoops {
         void* p = events[static_cast<size_t>(i)].data.ptr;
         if (p == nullptr) { if (!draining_) accept_all(); }
         else if (p == &stop_fd_) draining_ = true;
+        else if (static_cast<Conn*>(p)->writing) on_writable(static_cast<Conn*>(p));
         else on_readable(static_cast<Conn*>(p));
       }
       if (Clock::now() >= next_sweep) {

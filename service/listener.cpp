@@ -32,18 +32,26 @@ Arrival read_request(int fd, std::string& pending, uint64_t max_body) {
     const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n > 0) {
       pending.append(buf, static_cast<size_t>(n));
+      drop_leading_blanks(pending);
       // Stop at a whole request: reading on until EAGAIN costs a recv per request.
       if (pending.size() > max_body + kMaxHeaderBytes || request_complete(pending, max_body))
         return Arrival::complete;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (pending.empty()) return Arrival::blank;
       return request_complete(pending, max_body) ? Arrival::complete : Arrival::partial;
+    }
     // End of stream or an error: with bytes in hand the parser answers them (a
     // truncated request gets its fault), without any there is nothing to serve.
     return pending.empty() ? Arrival::closed : Arrival::complete;
   }
+}
+
+void drop_leading_blanks(std::string& pending) {
+  const size_t start = pending.find_first_not_of(" \t\r\n");
+  pending.erase(0, start == std::string::npos ? pending.size() : start);
 }
 
 bool request_complete(std::string_view data, uint64_t max_body) {

@@ -3,6 +3,7 @@
 // server must be alive and serve a valid request on a new connection.
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <memory>
 #include <thread>
@@ -226,6 +227,56 @@ TEST_P(BadInput, SilentLargeRequestDoesNotBlockOthers) {
   ASSERT_TRUE(silent.send(std::string_view(request).substr(0, 200000)));
   std::this_thread::sleep_for(milliseconds(200));  // the server has read all of it by now
   expect_others_served_then_dropped(silent);
+}
+
+// A client that sends requests and stops reading the responses: 40 pipelined
+// echoes of 400 KB, far more than the socket buffers hold. While the server
+// cannot send to it, valid requests on another connection are served, and it
+// is still open then; it is dropped after the send timeout (here 2 s).
+TEST_P(BadInput, ClientThatStopsReadingDoesNotBlockOthers) {
+  start({"--send-timeout", "2"});
+  const std::string request = http_post(soap_envelope(echo_string_body(std::string(400000, 'x'))));
+  RawConnection reader_that_stops(port());
+  std::thread sender([&] {  // blocks once the server stops taking requests; ends when it drops us
+    for (int i = 0; i < 40 && reader_that_stops.send(request); ++i) {}
+  });
+  std::this_thread::sleep_for(milliseconds(500));  // the server's output to it is backed up by now
+  EchoClient other(server->endpoint());
+  const std::string text = make_string(PayloadSize{}.string_length);
+  for (int i = 0; i < 5; ++i) {
+    std::string echoed;
+    ASSERT_EQ(other.echo_string(text, echoed), "") << "request " << i;
+    EXPECT_TRUE(echoed == text) << "request " << i;
+  }
+  // Open: the one that stopped reading, `other`, and the connection asking.
+  EXPECT_EQ(fetch_stats(port())["connections"]["open"].get<int64_t>(), 3)
+      << "served only after the server dropped the client that stopped reading";
+  const auto stats = wait_for_stats(
+      port(), [](const nlohmann::json& s) { return s["connections"]["open"].get<int64_t>() == 2; },
+      milliseconds(6000));
+  EXPECT_EQ(stats["connections"]["open"].get<int64_t>(), 2) << "still open long after the send timeout";
+  shutdown(reader_that_stops.fd(), SHUT_RDWR);  // in case the sender still waits
+  sender.join();
+}
+
+// Not bad input: a body that ends with CRLF after the envelope, as gSOAP's own
+// clients send it. The CRLF is no next request: the connection then idles past
+// the receive timeout without a fault, and serves the next request.
+TEST_P(BadInput, CrlfAfterTheEnvelopeIsNoRequest) {
+  start();
+  const std::string request = http_post(soap_envelope(echo_string_body("hello")) + "\r\n");
+  RawConnection c(port());
+  ASSERT_TRUE(c.send(request));
+  ReadResult r = c.read_response(milliseconds(5000));
+  ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
+  EXPECT_EQ(echoed_text(r.response.body), "hello");
+  std::this_thread::sleep_for(milliseconds(1500));  // past --recv-timeout 1
+  EXPECT_TRUE(nothing_arrived(c)) << "the server answered or closed an idle connection";
+  ASSERT_TRUE(c.send(request));
+  r = c.read_response(milliseconds(5000));
+  ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
+  EXPECT_EQ(r.response.status, 200) << r.describe();
+  expect_faults_counted(0);
 }
 
 // A silent half request must cost no CPU while the server waits for the rest:
