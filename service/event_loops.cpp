@@ -218,9 +218,9 @@ class EventLoops {
           c->partial = true;
           c->deadline = Clock::now() + seconds(config_.recv_timeout_s);
         }
-        if (!inline_) { std::lock_guard lock(c->loop.mutex); rearm(c, conn_events()); }
-        return;
+        [[fallthrough]];
       case Arrival::blank:
+        if (!inline_) { std::lock_guard lock(c->loop.mutex); rearm(c, conn_events()); }
         return;
       case Arrival::complete:
         break;
