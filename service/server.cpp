@@ -17,6 +17,7 @@
 #include "echo_service.h"
 #include "event_loops.h"
 #include "listen_socket.h"
+#include "listener.h"
 
 namespace soapbench::server {
 namespace {
@@ -62,17 +63,20 @@ struct Server::Impl {
 
   // ---- per-connection mode -------------------------------------------------
 
-  // Waits until the connection has bytes to read, the idle timeout passes, or
-  // the server stops. Returns true when there is something to serve.
-  bool wait_for_request(int fd) {
-    pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+  // Waits until a request starts to arrive on the connection, the idle timeout
+  // passes, or the server stops. Blank lines before a request (the CRLF a client
+  // may send after a body) are read and dropped, so that they never start a
+  // parse that waits for a request. Returns true when there is something to serve.
+  bool wait_for_request(EchoService& service) {
+    pollfd fds[2] = {{service.fd(), POLLIN, 0}, {stop_fd, POLLIN, 0}};
     const auto deadline = Clock::now() + seconds(config.idle_timeout_s);
     for (;;) {
       const int n = poll(fds, 2, poll_timeout_ms(deadline));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
       // Bytes that arrived before or with the stop are a request in flight: serve it.
-      return fds[0].revents != 0;
+      if (n <= 0 || fds[0].revents == 0) return false;
+      const Arrival a = read_request(service.fd(), service.pending_input(), config.max_request_bytes);
+      if (a != Arrival::blank) return a != Arrival::closed;
     }
   }
 
@@ -81,7 +85,7 @@ struct Server::Impl {
       EchoService service(config, stats);
       service.attach(fd);
       for (;;) {
-        if (!service.has_buffered_input() && !wait_for_request(fd)) break;
+        if (!service.has_buffered_input() && !wait_for_request(service)) break;
         if (!service.serve_one() || stopping) break;
       }
       std::lock_guard lock(threads_mutex);

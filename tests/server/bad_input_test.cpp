@@ -273,7 +273,8 @@ TEST_P(BadInput, CrlfAfterTheEnvelopeIsNoRequest) {
   std::this_thread::sleep_for(milliseconds(1500));  // past --recv-timeout 1
   EXPECT_TRUE(nothing_arrived(c)) << "the server answered or closed an idle connection";
   ASSERT_TRUE(c.send("\r\n"));  // a blank line alone, in a read of its own
-  std::this_thread::sleep_for(milliseconds(200));
+  std::this_thread::sleep_for(milliseconds(1500));
+  EXPECT_TRUE(nothing_arrived(c)) << "the server took a blank line for a request";
   ASSERT_TRUE(c.send(request));
   r = c.read_response(milliseconds(5000));
   ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
