@@ -14,6 +14,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
+#include "ramp_timing.h"
 #include "report.h"
 
 namespace soapbench {
@@ -22,21 +23,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Time from `go` to the shared start: enough for the line to reach every
-// worker, which has already built its client.
-constexpr double kStartDelayS = 0.1;
 // After SIGTERM, how long workers get to report before they are killed.
 constexpr double kStopGraceS = 1.5;
-// A worker silent for interval + timeout + this, once measuring, is stuck.
-constexpr double kSilenceSlackS = 5;
-// GET /stats of a busy server on a loaded host can be slow; a dead one costs this.
-constexpr double kStatsTimeoutS = 2;
 // Time each worker has to build its client and say "ready".
 constexpr double kReadyTimeoutS = 10;
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 Clock::duration secs(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));

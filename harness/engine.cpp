@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ramp_timing.h"
+
 namespace soapbench {
 
 namespace {
@@ -17,10 +19,6 @@ double seconds(std::chrono::steady_clock::duration d) {
 std::chrono::steady_clock::duration from_seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(s));
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void validate(const WorkerPlan& p) {

@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "ramp_timing.h"
 #include "report.h"
 #include "server_process.h"
 
@@ -25,19 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// After the barrier, each rank starts this long after its own clock's now:
-// no rank depends on the hosts' clocks agreeing, only on the barrier's exit,
-// which reaches every rank within a network round trip.
-constexpr double kStartDelayS = 0.1;
-// A rank silent for interval + timeout + period + this, once measuring, is stuck.
-constexpr double kSilenceSlackS = 5;
-constexpr double kStatsTimeoutS = 2;
 // How often rank 0 looks for messages while a step measures.
 constexpr auto kPollPeriod = std::chrono::milliseconds(2);
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 Clock::duration secs(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -213,6 +204,9 @@ std::optional<StepResult> MpiStep::run() {
 
   barrier();
   WorkerPlan wp = client_plan(plan_, op_, clients_, my_client_.value_or(0), warmup_s_);
+  // Each rank starts this long after its own clock's now: no rank depends on the
+  // hosts' clocks agreeing, only on the barrier's exit, which reaches every rank
+  // within a network round trip.
   wp.start_at_unix_s = unix_now() + kStartDelayS;
   std::optional<Engine> engine;
   if (my_client_) {
