@@ -50,17 +50,22 @@ class BadInput : public ::testing::TestWithParam<ServerMode> {
     EXPECT_EQ(stats["faults"].get<uint64_t>() - faults_before, n) << "/stats faults did not count the bad input";
   }
 
+  // Five echoes of the default string on `client`, each answered in full.
+  static void expect_five_echoes(EchoClient& client) {
+    const std::string text = make_string(PayloadSize{}.string_length);
+    for (int i = 0; i < 5; ++i) {
+      std::string echoed;
+      ASSERT_EQ(client.echo_string(text, echoed), "") << "request " << i;
+      EXPECT_TRUE(echoed == text) << "request " << i;
+    }
+  }
+
   // While `silent` has sent part of a request and stopped: five echoes on another
   // connection are served before the server answers or drops `silent`, which it
   // does after the receive timeout, counting one fault.
   void expect_others_served_then_dropped(RawConnection& silent) {
     EchoClient other(server->endpoint());
-    const std::string text = make_string(PayloadSize{}.string_length);
-    for (int i = 0; i < 5; ++i) {
-      std::string echoed;
-      ASSERT_EQ(other.echo_string(text, echoed), "") << "request " << i;
-      EXPECT_TRUE(echoed == text) << "request " << i;
-    }
+    expect_five_echoes(other);
     EXPECT_TRUE(nothing_arrived(silent)) << "served only after the server answered or dropped the silent connection";
     std::string answer;
     EXPECT_TRUE(silent.wait_closed(kRecvTimeoutWait, &answer)) << "still open after the receive timeout";
@@ -237,17 +242,12 @@ TEST_P(BadInput, ClientThatStopsReadingDoesNotBlockOthers) {
   start({"--send-timeout", "2"});
   const std::string request = http_post(soap_envelope(echo_string_body(std::string(400000, 'x'))));
   RawConnection reader_that_stops(port());
-  std::thread sender([&] {  // blocks once the server stops taking requests; ends when it drops us
+  std::jthread sender([&] {  // blocks once the server stops taking requests; ends when it drops us
     for (int i = 0; i < 40 && reader_that_stops.send(request); ++i) {}
   });
   std::this_thread::sleep_for(milliseconds(500));  // the server's output to it is backed up by now
   EchoClient other(server->endpoint());
-  const std::string text = make_string(PayloadSize{}.string_length);
-  for (int i = 0; i < 5; ++i) {
-    std::string echoed;
-    ASSERT_EQ(other.echo_string(text, echoed), "") << "request " << i;
-    EXPECT_TRUE(echoed == text) << "request " << i;
-  }
+  expect_five_echoes(other);
   // Open: the one that stopped reading, `other`, and the connection asking.
   EXPECT_EQ(fetch_stats(port())["connections"]["open"].get<int64_t>(), 3)
       << "served only after the server dropped the client that stopped reading";
