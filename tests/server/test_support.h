@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the server tests: the three modes every test runs in, SOAP messages
+// Shared by the server tests: the four modes every test runs in, SOAP messages
 // written as raw bytes, GET /stats, and a gSOAP client that counts its bytes.
 #include <gtest/gtest.h>
 
