@@ -16,6 +16,7 @@
 #include "chat_test_support.h"
 #include "driver_support.h"
 #include "results.h"
+#include "run_output.h"
 
 namespace soapbench::chat {
 namespace {
@@ -24,16 +25,10 @@ using soapbench::test::Program;
 using soapbench::test::TempDir;
 using namespace std::chrono_literals;
 
-std::vector<std::string> chat_args(std::vector<std::string> extra, const TempDir& out) {
-  std::vector<std::string> args{soapbench::test::bin_path("soapbench"), "chat", "--out", out.path().string()};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
+using soapbench::test::results_of;
 
-RunRecord results_of(const Program& p) {
-  const std::string path = p.last_line();
-  EXPECT_NE(path.find(".json"), std::string::npos) << p.out() << p.err();
-  return read_results(path);
+std::vector<std::string> chat_args(const std::vector<std::string>& extra, const TempDir& out) {
+  return soapbench::test::soapbench_command("chat", out, extra);
 }
 
 // The step's numbers agree with each other and with rooms x users x (users-1) x messages.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "driver_support.h"
+#include "run_output.h"
 #include "results.h"
 #include "server_process.h"
 
@@ -19,17 +20,10 @@ namespace {
 using test::Program;
 using namespace std::chrono_literals;
 
-std::vector<std::string> run_args(std::vector<std::string> extra, const test::TempDir& out) {
-  std::vector<std::string> args{test::bin_path("soapbench"), "run", "--out", out.path().string()};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
+using test::results_of;
 
-// The results file named on the last line of the driver's output.
-RunRecord results_of(const Program& p) {
-  const std::string path = p.last_line();
-  EXPECT_NE(path.find(".json"), std::string::npos) << p.out() << p.err();
-  return read_results(path);
+std::vector<std::string> run_args(const std::vector<std::string>& extra, const test::TempDir& out) {
+  return test::soapbench_command("run", out, extra);
 }
 
 // Each "server counted N requests in the step; clients made M (warm-up W + measured K)" line.

@@ -7,6 +7,7 @@
 
 #include "echo_support.h"
 #include "results.h"
+#include "run_output.h"
 
 namespace soapbench {
 namespace {
@@ -14,13 +15,11 @@ namespace {
 using test::Program;
 using namespace std::chrono_literals;
 
-std::vector<std::string> tcp_echo(std::vector<std::string> extra, const test::TempDir& out) {
-  std::vector<std::string> args{test::bin_path("soapbench"), "tcp-echo", "--out", out.path().string()};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
+using test::results_of;
 
-RunRecord results_of(const Program& p) { return read_results(p.last_line()); }
+std::vector<std::string> tcp_echo(const std::vector<std::string>& extra, const test::TempDir& out) {
+  return test::soapbench_command("tcp-echo", out, extra);
+}
 
 // "server counted N requests in the step; clients made M ..." pairs.
 std::vector<std::pair<uint64_t, uint64_t>> count_lines(const std::string& out) {
