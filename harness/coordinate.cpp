@@ -83,7 +83,7 @@ class StepRun {
   std::vector<Clock::time_point> silent_since_;
   std::vector<bool> reported_;  // a problem of this worker is already listed
   unsigned next_live_ = 0;
-  bool header_printed_ = false;
+  LiveLines live_lines_{out_};
   std::vector<std::string> problems_;
   StepServerView server_;
   bool stopping_ = false;
@@ -152,10 +152,7 @@ void StepRun::print_live_lines(bool flush) {
     }
     if (parts.empty() || (!complete && !flush)) return;
     if (plan_.live_lines) {
-      if (!header_printed_) interval_header(out_);
-      header_printed_ = true;
-      interval_line(out_, to_string(op_), clients_, merge_interval(parts, plan_.interval_s));
-      out_.flush();
+      live_lines_.print(to_string(op_), clients_, merge_interval(parts, plan_.interval_s));
     }
     for (auto& l : live_) l.erase(next_live_);
     ++next_live_;

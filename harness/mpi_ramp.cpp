@@ -79,7 +79,7 @@ class MpiStep {
   std::map<int, bool> done_;
   std::map<int, Clock::time_point> heard_;
   unsigned next_live_ = 0;
-  bool header_printed_ = false;
+  LiveLines live_lines_{out_};
   StepServerView server_;
   bool interrupted_ = false;
   std::mutex local_mutex_;
@@ -121,10 +121,7 @@ void MpiStep::print_live_lines(bool flush) {
     }
     if (parts.empty() || (!complete && !flush)) return;
     if (plan_.live_lines) {
-      if (!header_printed_) interval_header(out_);
-      header_printed_ = true;
-      interval_line(out_, to_string(op_), clients_, merge_interval(parts, plan_.interval_s));
-      out_.flush();
+      live_lines_.print(to_string(op_), clients_, merge_interval(parts, plan_.interval_s));
     }
     for (auto& [rank, intervals] : live_) intervals.erase(next_live_);
     ++next_live_;

@@ -16,6 +16,17 @@ namespace soapbench {
 void interval_header(std::ostream& os);
 void interval_line(std::ostream& os, std::string_view operation, unsigned clients,
                    const IntervalSample& sample);
+// The live lines of one step as they come: the header before the first, each
+// line flushed at once.
+class LiveLines {
+ public:
+  explicit LiveLines(std::ostream& os) : os_(os) {}
+  void print(std::string_view operation, unsigned clients, const IntervalSample& sample);
+
+ private:
+  std::ostream& os_;
+  bool header_printed_ = false;
+};
 
 // The non-zero failure kinds, e.g. "soap_fault 1, timeout 2"; "" when none.
 std::string describe_failures(const FailureCounts& failures);

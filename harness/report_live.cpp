@@ -23,4 +23,11 @@ void interval_line(std::ostream& os, std::string_view operation, unsigned client
                     ms(s.p50_ms), ms(s.p75_ms), ms(s.p90_ms), ms(s.p95_ms), ms(s.p99_ms), s.errors);
 }
 
+void LiveLines::print(std::string_view operation, unsigned clients, const IntervalSample& sample) {
+  if (!header_printed_) interval_header(os_);
+  header_printed_ = true;
+  interval_line(os_, operation, clients, sample);
+  os_.flush();
+}
+
 }  // namespace soapbench

@@ -232,16 +232,11 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
     if (view.before_step) record.context.server_mode = view.before_step->mode;
     out << fmt::format("soapbench chat: {} rooms x {} users against {}\n", c.rooms, c.users, record.context.url);
     out.flush();
-    bool header_printed = false;
+    LiveLines live_lines(out);
     const auto t0 = std::chrono::steady_clock::now();
     host_before = host_ticks();
     outcome = run_chat(plan, stop, [&](const IntervalSample& s) {
-      if (c.interval_s > 0) {
-        if (!header_printed) interval_header(out);
-        header_printed = true;
-        interval_line(out, "chat", c.rooms * c.users, s);
-        out.flush();
-      }
+      if (c.interval_s > 0) live_lines.print("chat", c.rooms * c.users, s);
     });
     host_after = host_ticks();
     view.measure_end = view.after_step = server_stats(plan.host, plan.port);

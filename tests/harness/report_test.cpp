@@ -27,6 +27,22 @@ TEST(IntervalLines, FixedWidthColumns) {
             "3.750    5.000  125.500      17\n");
 }
 
+// LiveLines: the same lines as above, the header once, before the first line only.
+TEST(IntervalLines, LiveLinesPrintTheHeaderOnce) {
+  const IntervalSample first{1.0, 900, 0, 900.0, 0.5, 1.1, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0};
+  const IntervalSample second{12.5, 12345, 17, 12345.67, 0.0123, 15.5, 1.25, 2.5, 3.75, 5.0, 125.5, 1234.5};
+  std::ostringstream expected;
+  interval_header(expected);
+  interval_line(expected, "echoString", 4, first);
+  interval_line(expected, "echoString", 4, second);
+  std::ostringstream os;
+  LiveLines live(os);
+  EXPECT_EQ(os.str(), "");
+  live.print("echoString", 4, first);
+  live.print("echoString", 4, second);
+  EXPECT_EQ(os.str(), expected.str());
+}
+
 TEST(StepTable, ClosedLoopWithErrorsAndWarnings) {
   std::ostringstream os;
   step_table(os, sample_record().operations[0]);
