@@ -1,6 +1,6 @@
 // The chat client's run: workers (one per thread, each with whole rooms),
 // their common start, the merge of their intervals and verdicts.
-#include "chat_client.h"
+#include "chat/chat_client.h"
 
 #include <netdb.h>
 #include <sys/resource.h>
@@ -18,8 +18,8 @@
 
 #include <fmt/core.h>
 
-#include "chat_client_worker.h"
-#include "coordinate.h"  // harness/: merge_interval
+#include "chat/chat_client_worker.h"
+#include "ramp/merge.h"  // harness/: merge_interval
 #include "chat_protocol.h"
 
 namespace soapbench::chat {

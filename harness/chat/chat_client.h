@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "histogram.h"  // harness/
-#include "results.h"    // harness/: IntervalSample
+#include "core/histogram.h"  // harness/
+#include "core/results.h"    // harness/: IntervalSample
 
 namespace soapbench::chat {
 

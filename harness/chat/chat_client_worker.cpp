@@ -1,6 +1,6 @@
 // One thread of the chat client: connect and join, then send and receive on
 // one epoll loop, checking every delivery as it arrives.
-#include "chat_client_worker.h"
+#include "chat/chat_client_worker.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "chat_client.h"
-#include "engine.h"  // harness/: EngineInterval
+#include "chat/chat_client.h"
+#include "engine/engine.h"  // harness/: EngineInterval
 
 namespace soapbench::chat {
 

@@ -12,12 +12,12 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "chat_command.h"
-#include "chat_client.h"
-#include "coordinate.h"      // harness/: all_step_warnings
-#include "launch.h"          // harness/: InterruptWatch
-#include "report.h"          // harness/: live lines, step_table
-#include "server_process.h"  // harness/: ServerProcess, executable_dir
+#include "chat/chat_command.h"
+#include "chat/chat_client.h"
+#include "ramp/merge.h"      // harness/: all_step_warnings
+#include "proc/signals.h"         // harness/: InterruptWatch
+#include "report/report.h"          // harness/: live lines, step_table
+#include "proc/server_process.h"  // harness/: ServerProcess, executable_dir
 
 namespace soapbench::chat {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "results.h"         // harness/
-#include "server_process.h"  // harness/
+#include "core/results.h"         // harness/
+#include "proc/server_process.h"  // harness/
 
 namespace soapbench::chat {
 
@@ -21,7 +21,7 @@ struct ChatConfig {
   uint32_t messages = 100;         // --messages each user sends (the original's default)
   size_t size = 100;               // --size: content bytes per message (the original's 100)
   unsigned window = 1;             // --window: closed loop, messages per user not yet everywhere; 0 = no limit
-  double rate = 0;                 // --rate: messages/s per user instead of the closed loop
+  double rate = 0;                 // --user-rate (or --rate / users): messages/s per user instead of the closed loop
   double duration_s = 300;         // --duration: bound on the run; later deliveries count as lost
   double stall_s = 5;              // --stall: stop once all is sent and nothing arrives for this long
   double connect_timeout_s = 10;   // --connect-timeout: for every user to connect and join
@@ -32,11 +32,6 @@ struct ChatConfig {
   std::string out_dir = "results"; // --out: where the JSON and CSV go
   std::string command_line;        // as typed, for the results file
 };
-
-// Parses `soapbench chat ...` (argv[0] is "chat"). exit_code -1 = run; 0
-// after --help; 2 after a flag error, printed to `err` naming the flag.
-ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-                           int& exit_code);
 
 // Runs the benchmark, prints live lines and the summary, writes the results
 // file. Exit code: 0 when every member received exactly the others' messages,
@@ -50,7 +45,6 @@ int chat_command(const ChatConfig& config, std::ostream& out, std::ostream& err)
 std::unique_ptr<ServerProcess> start_chat_server(const std::string& program, const std::vector<std::string>& flags,
                                                  double startup_timeout_s = 10);
 
-// argv dispatch for harness/main.cpp: parse, then run.
-int chat_main(int argc, const char* const* argv);
+
 
 }  // namespace soapbench::chat

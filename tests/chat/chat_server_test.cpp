@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chat_client.h"
-#include "chat_command.h"
+#include "chat/chat_client.h"
+#include "chat/chat_command.h"
 #include "chat_test_support.h"
 
 namespace soapbench::chat {

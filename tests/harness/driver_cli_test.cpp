@@ -5,7 +5,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli.h"
+#include <fmt/core.h>
+
+#include "commands/cli.h"
+#include "commands/command_table.h"
 #include "driver_support.h"
 
 namespace soapbench {
@@ -32,16 +35,16 @@ TEST(DriverCli, RunDefaults) {
   ASSERT_EQ(r.p.exit_code, -1) << r.err;
   ASSERT_EQ(r.p.command, Command::run);
   const RunConfig& c = r.p.run;
-  EXPECT_TRUE(c.url.empty());
+  EXPECT_TRUE(c.call.client.url.empty());
   EXPECT_EQ(c.operations, (std::vector<Operation>{Operation::echo_string, Operation::echo_struct}));
-  EXPECT_EQ(c.clients, (std::vector<unsigned>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
-  EXPECT_EQ(c.duration_s, 10);
-  EXPECT_EQ(c.requests, 0u);
-  EXPECT_EQ(c.warmup_s, 2);
-  EXPECT_LT(c.first_warmup_s, 0) << "unset: the same as --warmup";
-  EXPECT_EQ(c.client_kind, "raw");
-  EXPECT_EQ(c.timeout_s, 5);
-  EXPECT_EQ(c.interval_s, 5);
+  EXPECT_EQ(c.load.clients, (std::vector<unsigned>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(c.load.duration_s, 10);
+  EXPECT_EQ(c.load.requests, 0u);
+  EXPECT_EQ(c.load.warmup_s, 2);
+  EXPECT_LT(c.load.first_warmup_s, 0) << "unset: the same as --warmup";
+  EXPECT_EQ(c.call.client_kind, "raw");
+  EXPECT_EQ(c.call.client.timeout_s, 5);
+  EXPECT_EQ(c.load.interval_s, 5);
   EXPECT_EQ(c.out_dir, "results");
   EXPECT_EQ(c.server_mode, "per-connection");
   EXPECT_FALSE(c.server_mode_given);
@@ -55,33 +58,33 @@ TEST(DriverCli, RunConvertsUnitsListsAndSizes) {
                           "64", "--items", "3", "--binary-bytes", "1k"});
   ASSERT_EQ(r.p.exit_code, -1) << r.err;
   const RunConfig& c = r.p.run;
-  EXPECT_EQ(c.url, "http://127.0.0.1:9/echo");
+  EXPECT_EQ(c.call.client.url, "http://127.0.0.1:9/echo");
   EXPECT_EQ(c.operations, std::vector<Operation>{Operation::echo_struct});
-  EXPECT_EQ(c.clients, (std::vector<unsigned>{1, 2, 4}));
-  EXPECT_EQ(c.requests, 2000u);
-  EXPECT_EQ(c.warmup_s, 0.5);
-  EXPECT_EQ(c.first_warmup_s, 60);
-  EXPECT_EQ(c.client_kind, "curl");
-  EXPECT_TRUE(c.new_connection);
-  EXPECT_EQ(c.rate, 250.5);
-  EXPECT_EQ(c.timeout_s, 1.5);
-  EXPECT_EQ(c.interval_s, 0);
+  EXPECT_EQ(c.load.clients, (std::vector<unsigned>{1, 2, 4}));
+  EXPECT_EQ(c.load.requests, 2000u);
+  EXPECT_EQ(c.load.warmup_s, 0.5);
+  EXPECT_EQ(c.load.first_warmup_s, 60);
+  EXPECT_EQ(c.call.client_kind, "curl");
+  EXPECT_TRUE(c.call.client.new_connection);
+  EXPECT_EQ(c.load.rate, 250.5);
+  EXPECT_EQ(c.call.client.timeout_s, 1.5);
+  EXPECT_EQ(c.load.interval_s, 0);
   EXPECT_EQ(c.label, "my run");
-  EXPECT_EQ(c.payload.string_length, 64u);
-  EXPECT_EQ(c.payload.items, 3u);
-  EXPECT_EQ(c.payload.binary_bytes, 1000u);
+  EXPECT_EQ(c.call.client.payload.string_length, 64u);
+  EXPECT_EQ(c.call.client.payload.items, 3u);
+  EXPECT_EQ(c.call.client.payload.binary_bytes, 1000u);
   EXPECT_NE(c.command_line.find("'my run'"), std::string::npos) << c.command_line;
 }
 
 TEST(DriverCli, PayloadSizeSetsLengthAndOptionallyItems) {
   const Parsed both = parse({"run", "--payload-size", "2k,4"});
   ASSERT_EQ(both.p.exit_code, -1) << both.err;
-  EXPECT_EQ(both.p.run.payload.string_length, 2000u);
-  EXPECT_EQ(both.p.run.payload.items, 4u);
+  EXPECT_EQ(both.p.run.call.client.payload.string_length, 2000u);
+  EXPECT_EQ(both.p.run.call.client.payload.items, 4u);
   const Parsed length_only = parse({"run", "--payload-size", "100"});
   ASSERT_EQ(length_only.p.exit_code, -1) << length_only.err;
-  EXPECT_EQ(length_only.p.run.payload.string_length, 100u);
-  EXPECT_EQ(length_only.p.run.payload.items, 1u);  // the default stays
+  EXPECT_EQ(length_only.p.run.call.client.payload.string_length, 100u);
+  EXPECT_EQ(length_only.p.run.call.client.payload.items, 1u);  // the default stays
 }
 
 struct BadFlag {
@@ -148,6 +151,50 @@ TEST(DriverCli, WorkerIsHiddenFromHelp) {
   EXPECT_NE(r.out.find("run"), std::string::npos);
   EXPECT_EQ(r.out.find("worker"), std::string::npos) << r.out;
   EXPECT_EQ(parse({"worker"}).p.command, Command::worker);
+}
+
+// soapbench --help: every command of the table in one list, each with its summary.
+TEST(CommandTable, HelpListsEveryCommandWithItsSummary) {
+  std::vector<const char*> argv{"soapbench", "--help"};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_command_table("soapbench", "about", soapbench_commands(), 2, argv.data(), out, err), 0);
+  const std::string help = out.str();
+  size_t listed = 0;
+  for (const auto& c : soapbench_commands()) {
+    const std::string line = fmt::format("  {:<15} {}\n", c.name, c.summary);
+    if (c.listed) {
+      EXPECT_NE(help.find(line), std::string::npos) << "missing: " << line << help;
+      ++listed;
+    } else {
+      EXPECT_EQ(help.find(std::string(c.name)), std::string::npos) << c.name << " is internal:\n" << help;
+    }
+  }
+  EXPECT_EQ(listed, 10u) << "run check compare plot stacks compare-stacks tcp-echo sweep merge chat";
+  for (const char* name : {"run", "tcp-echo", "sweep", "merge", "chat", "compare-stacks"})
+    EXPECT_FALSE(command_summary(name).empty()) << name;
+  EXPECT_NE(help.find("Exit status: 0"), std::string::npos) << help;
+}
+
+TEST(CommandTable, UnknownOrMissingCommandExitsTwo) {
+  std::ostringstream out, err;
+  std::vector<const char*> argv{"soapbench", "nonsense"};
+  EXPECT_EQ(run_command_table("soapbench", "about", soapbench_commands(), 2, argv.data(), out, err), 2);
+  EXPECT_NE(err.str().find("soapbench: unknown command 'nonsense'"), std::string::npos) << err.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_command_table("soapbench", "about", soapbench_commands(), 1, argv.data(), out2, err2), 2);
+  EXPECT_NE(err2.str().find("Commands:"), std::string::npos) << err2.str();
+}
+
+// The flags show the specs' own defaults: one default per field.
+TEST(CommandTable, RunHelpShowsTheSpecDefaults) {
+  const Parsed r = parse({"run", "--help"});
+  EXPECT_EQ(r.p.exit_code, 0);
+  for (const char* shown : {"--timeout FLOAT:DURATION=5s", "--duration FLOAT:DURATION=10s", "--warmup FLOAT:DURATION=2s",
+                            "--clients TEXT:LIST=1-10", "--interval FLOAT:DURATION=5s", "--client TEXT:{raw,gsoap,curl}=raw"})
+    EXPECT_NE(r.out.find(shown), std::string::npos) << shown << "\n" << r.out;
+  const Parsed cs = parse({"compare-stacks", "--help"});
+  for (const char* shown : {"--clients TEXT:LIST=1,2,4,8", "--duration FLOAT:DURATION=5s", "--first-warmup FLOAT:DURATION=10s"})
+    EXPECT_NE(cs.out.find(shown), std::string::npos) << shown << "\n" << cs.out;
 }
 
 // ---- the program ----------------------------------------------------------

@@ -11,8 +11,8 @@
 
 #include "driver_support.h"
 #include "run_output.h"
-#include "results.h"
-#include "server_process.h"
+#include "core/results.h"
+#include "proc/server_process.h"
 
 namespace soapbench {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace soapbench {
 namespace {
@@ -44,7 +44,7 @@ CallResult fail(FailureKind kind) { return CallResult{false, kind, "scripted fai
 
 WorkerPlan counted_plan(uint64_t requests) {
   WorkerPlan p;
-  p.url = "http://127.0.0.1:1/echo";
+  p.call.client.url = "http://127.0.0.1:1/echo";
   p.warmup_s = 0;
   p.requests = requests;
   p.interval_s = 3600;  // one interval
@@ -196,12 +196,12 @@ TEST(Engine, RejectsImpossiblePlans) {
 
 TEST(EngineJson, PlanRoundTrips) {
   WorkerPlan p;
-  p.url = "http://127.0.0.1:8080/echo";
-  p.operation = Operation::echo_struct;
-  p.client_kind = "curl";
-  p.payload = PayloadSize{77, 3, 12};
-  p.timeout_s = 0.25;
-  p.new_connection = true;
+  p.call.client.url = "http://127.0.0.1:8080/echo";
+  p.call.client.operation = Operation::echo_struct;
+  p.call.client_kind = "curl";
+  p.call.client.payload = PayloadSize{77, 3, 12};
+  p.call.client.timeout_s = 0.25;
+  p.call.client.new_connection = true;
   p.warmup_s = 1.5;
   p.duration_s = 7;
   p.requests = 99;
@@ -210,14 +210,14 @@ TEST(EngineJson, PlanRoundTrips) {
   p.schedule_offset_s = 0.002;
   p.start_at_unix_s = 1700000000.25;
   const WorkerPlan q = plan_from_json(nlohmann::json::parse(plan_to_json(p).dump()));
-  EXPECT_EQ(q.url, p.url);
-  EXPECT_EQ(q.operation, Operation::echo_struct);
-  EXPECT_EQ(q.client_kind, "curl");
-  EXPECT_EQ(q.payload.string_length, 77u);
-  EXPECT_EQ(q.payload.items, 3u);
-  EXPECT_EQ(q.payload.binary_bytes, 12u);
-  EXPECT_EQ(q.timeout_s, 0.25);
-  EXPECT_TRUE(q.new_connection);
+  EXPECT_EQ(q.call.client.url, p.call.client.url);
+  EXPECT_EQ(q.call.client.operation, Operation::echo_struct);
+  EXPECT_EQ(q.call.client_kind, "curl");
+  EXPECT_EQ(q.call.client.payload.string_length, 77u);
+  EXPECT_EQ(q.call.client.payload.items, 3u);
+  EXPECT_EQ(q.call.client.payload.binary_bytes, 12u);
+  EXPECT_EQ(q.call.client.timeout_s, 0.25);
+  EXPECT_TRUE(q.call.client.new_connection);
   EXPECT_EQ(q.warmup_s, 1.5);
   EXPECT_EQ(q.duration_s, 7);
   EXPECT_EQ(q.requests, 99u);
@@ -277,7 +277,7 @@ TEST(EngineJson, ResultRoundTrips) {
 
 TEST(EngineJson, MissingFieldIsNamed) {
   nlohmann::json j = plan_to_json(WorkerPlan{});
-  j.erase("timeout_s");
+  j["call"]["client"].erase("timeout_s");
   try {
     plan_from_json(j);
     FAIL() << "no exception";
@@ -285,7 +285,7 @@ TEST(EngineJson, MissingFieldIsNamed) {
     EXPECT_NE(std::string(e.what()).find("'timeout_s'"), std::string::npos) << e.what();
   }
   j = plan_to_json(WorkerPlan{});
-  j["operation"] = "echoNothing";
+  j["call"]["client"]["operation"] = "echoNothing";
   EXPECT_THROW(plan_from_json(j), std::runtime_error);
 }
 

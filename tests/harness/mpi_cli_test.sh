@@ -27,6 +27,7 @@ case_ no_url 2 "--url: required: every host drives the same endpoint" 2 run --cl
 case_ too_many_clients 2 "--clients: a step of 3 clients needs 3 ranks, and this job has 2" 2 \
   run --url http://127.0.0.1:9/echo --clients 1,3
 case_ other_command 2 "only \`run\` runs across hosts" 1 check --url http://127.0.0.1:9/echo
+case_ unknown_command 2 "unknown command 'nonsense'" 1 nonsense
 # A valid job whose endpoint does not answer (port 9, discard, is closed): the
 # probe fails at rank 0, every rank leaves, nothing is written.
 mkdir "$WORK/results"
@@ -35,6 +36,13 @@ case_ unreachable 1 "cannot reach http://127.0.0.1:9/echo" 2 \
 wait
 
 failures=0
+# Its help lists only what it accepts: run, and no other command of soapbench.
+help=$(timeout 30 mpirun --allow-run-as-root -np 1 "$BIN/soapbench-mpi" --help 2>&1)
+if ! grep -qE '^  run +Ramp clients' <<<"$help" || grep -qE '^  (check|compare|plot|tcp-echo|chat|sweep|merge) ' <<<"$help"; then
+  echo "FAIL: soapbench-mpi --help must list run and only run:" >&2
+  echo "$help" >&2
+  failures=$((failures + 1))
+fi
 for name in "${cases[@]}"; do
   { read -r code; read -r text; read -r what; } <"$WORK/$name.want"
   rc=$(cat "$WORK/$name.rc")

@@ -1,4 +1,4 @@
-#include "parse.h"
+#include "core/parse.h"
 
 #include <gtest/gtest.h>
 
@@ -125,6 +125,21 @@ TEST(ParseCount, ErrorsQuoteTheText) {
             "bad count '18446744073709551616': larger than 18446744073709551615");
   EXPECT_EQ(error_of([] { parse_count("20000000000G"); }),
             "bad count '20000000000G': larger than 18446744073709551615");
+}
+
+TEST(SplitList, TrimsItemsAndKeepsEmptyOnes) {
+  EXPECT_EQ(split_list("a, b ,c"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(split_list("one"), std::vector<std::string>{"one"});
+  EXPECT_EQ(split_list("a,,b"), (std::vector<std::string>{"a", "", "b"}));
+}
+
+TEST(FormatClientList, RunsOfThreeBecomeRangesAndReadBack) {
+  EXPECT_EQ(format_client_list({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), "1-10");
+  EXPECT_EQ(format_client_list({1, 2, 4, 8}), "1,2,4,8");
+  EXPECT_EQ(format_client_list({20}), "20");
+  EXPECT_EQ(format_client_list({1, 2, 3, 7, 9, 10, 11}), "1-3,7,9-11");
+  for (const auto& list : {std::vector<unsigned>{1, 2, 4, 8}, {1, 2, 3, 7, 9, 10, 11}, {5}})
+    EXPECT_EQ(parse_client_list(format_client_list(list)), list);
 }
 
 }  // namespace

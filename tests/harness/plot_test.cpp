@@ -1,4 +1,4 @@
-#include "plot.h"
+#include "report/plot.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "results.h"
+#include "core/results.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

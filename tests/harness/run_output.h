@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "driver_support.h"
-#include "results.h"
+#include "core/results.h"
 
 namespace soapbench::test {
 

@@ -4,7 +4,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "results.h"
+#include "core/results.h"
 
 namespace soapbench::testing {
 

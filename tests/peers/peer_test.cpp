@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "driver_support.h"
-#include "results.h"
-#include "stacks.h"
+#include "core/results.h"
+#include "proc/stacks.h"
 
 namespace soapbench::test {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "driver_support.h"
-#include "results.h"
+#include "core/results.h"
 
 namespace soapbench::test {
 namespace {

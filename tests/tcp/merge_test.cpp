@@ -1,7 +1,7 @@
 // merge_runs over known records: what adds, what merges, what is refused.
 #include <gtest/gtest.h>
 
-#include "merge.h"
+#include "commands/merge.h"
 #include "sample_records.h"
 
 namespace soapbench {

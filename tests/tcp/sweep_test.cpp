@@ -6,9 +6,9 @@
 
 #include "client.h"
 #include "driver_support.h"
-#include "results.h"
+#include "core/results.h"
 #include "sample_records.h"
-#include "sweep.h"
+#include "commands/sweep.h"
 #include "xml_reader.h"
 #include "xml_values.h"
 

@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "echo_support.h"
-#include "results.h"
+#include "core/results.h"
 #include "run_output.h"
 
 namespace soapbench {

@@ -1,0 +1,208 @@
+// `soapbench` command-line parsing: CLI11 subcommands with the flags of
+// commands/options.h, and the cross-option rules of `run` in one place.
+#include "commands/cli.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include "commands/cli_values.h"
+#include "commands/command_table.h"
+#include "commands/options.h"
+#include "core/parse.h"
+#include "proc/stacks.h"
+
+namespace soapbench {
+
+namespace {
+
+const std::vector<std::string> kServerModes{"iterative", "pool", "per-connection", "loops"};
+
+// The options `run` and `compare-stacks` share, registered on either with
+// the config's values as their defaults.
+CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
+  add_operations_option(*cmd, r.operations);
+  add_clients_option(*cmd, r.load.clients);
+  add_length_options(*cmd, r.load);
+  add_warmup_options(*cmd, r.load, true);
+  add_client_kind_option(*cmd, r.call.client_kind);
+  add_new_connection_flag(*cmd, r.call.client.new_connection);
+  add_rate_option(*cmd, r.load.rate);
+  add_timeout_option(*cmd, r.call.client.timeout_s);
+  add_interval_option(*cmd, r.load.interval_s);
+  add_output_options(*cmd, r.label, r.out_dir);
+  add_payload_options(*cmd, r.call.client.payload);
+  return cmd->add_option("--server-mode", r.server_mode, "Embedded server: iterative, pool, per-connection or loops")
+      ->check(CLI::IsMember(kServerModes))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+namespace {
+// What is wrong with a stack name, or "".
+std::string stack_name_problem(const std::string& name) {
+  std::vector<std::string> known;
+  try {
+    known = stack_names(peers_dir());
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  if (std::find(known.begin(), known.end(), name) != known.end()) return "";
+  return fmt::format("unknown stack '{}' (known: {})", name, fmt::join(known, ", "));
+}
+}  // namespace
+
+void validate_stack_name(const std::string& name) {
+  if (const std::string problem = stack_name_problem(name); !problem.empty())
+    throw UsageError("--stack: " + problem);
+}
+
+std::vector<std::string> parse_stack_list(const std::string& text) {
+  std::vector<std::string> names;
+  if (text.empty()) return names;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (const std::string problem = stack_name_problem(name); !problem.empty())
+      throw UsageError("--stacks: " + problem);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
+void validate_run(const RunConfig& c) {
+  const std::string& url = c.call.client.url;
+  if (!url.empty() && c.server_mode_given)
+    throw UsageError("--server-mode: only for the embedded server; it cannot be used with --url");
+  if (!c.stack.empty()) {
+    validate_stack_name(c.stack);
+    if (c.server_mode_given && c.stack != kEmbeddedStack)
+      throw UsageError("--server-mode: only for the embedded server (--stack gsoap), not for --stack " + c.stack);
+  }
+  if (!url.empty()) {
+    try {
+      ClientOptions options = c.call.client;
+      options.operation = c.operations.front();
+      make_client(c.call.client_kind, options);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--url: ") + e.what());
+    }
+  }
+  validate_load(c.load);
+  std::error_code ec;
+  if (std::filesystem::exists(c.out_dir, ec) && !std::filesystem::is_directory(c.out_dir, ec))
+    throw UsageError("--out: '" + c.out_dir + "' exists and is not a directory");
+}
+
+void validate_check(const CheckConfig& c) {
+  if (c.call.client.url.empty() && c.stack.empty()) throw UsageError("--url or --stack: one of them is required");
+  if (!c.stack.empty()) return validate_stack_name(c.stack);
+  try {
+    make_client(c.call.client_kind, c.call.client);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--url: ") + e.what());
+  }
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                                     std::ostream& err) {
+  ParsedCommandLine p;
+  CLI::App app{"soapbench: performance harness for SOAP web services", "soapbench"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+
+  // ---- run
+  RunConfig& r = p.run;
+  auto* run = app.add_subcommand("run", std::string(command_summary("run")));
+  run->add_option("--url", r.call.client.url,
+                  "Endpoint to drive; without it (or --stack) an embedded soapbench-server is started");
+  auto* run_stack = run->add_option("--stack", r.stack,
+                                    "Start this stack (see `soapbench stacks`), drive it, stop it");
+  run_stack->excludes(run->get_option("--url"));
+  auto* run_server_mode = add_run_options(run, r);
+
+  // ---- compare-stacks: the same ramp, shorter by default; JIT-compiled stacks
+  // (Java, Node) are slow for their first seconds, so a long first warm-up
+  CompareStacksConfig& cs = p.compare_stacks;
+  cs.run.load.clients = {1, 2, 4, 8};
+  cs.run.load.duration_s = 5;
+  cs.run.load.interval_s = 0;
+  cs.run.load.first_warmup_s = 10;
+  auto* compare_stacks = app.add_subcommand("compare-stacks", std::string(command_summary("compare-stacks")));
+  std::string stacks_text;
+  compare_stacks->add_option("--stacks", stacks_text, "Stacks, comma-separated (default: all of `soapbench stacks`)");
+  auto* cs_server_mode = add_run_options(compare_stacks, cs.run);
+
+  // ---- stacks
+  auto* stacks = app.add_subcommand("stacks", std::string(command_summary("stacks")));
+
+  // ---- check
+  auto* check = app.add_subcommand("check", std::string(command_summary("check")));
+  auto* check_url = check->add_option("--url", p.check.call.client.url, "Endpoint to check");
+  check->add_option("--stack", p.check.stack, "Start this stack (see `soapbench stacks`), check it, stop it")
+      ->excludes(check_url);
+  add_client_kind_option(*check, p.check.call.client_kind);
+  add_timeout_option(*check, p.check.call.client.timeout_s);
+
+  // ---- compare, plot
+  auto* compare = app.add_subcommand("compare", std::string(command_summary("compare")));
+  compare->add_option("files", p.compare.files, "Results JSON files")->required();
+  auto* plot = app.add_subcommand("plot", std::string(command_summary("plot")));
+  plot->add_option("files", p.plot.files, "Results JSON files")->required();
+  plot->add_option("-o,--out", p.plot.out_dir, "Directory for the charts")->capture_default_str();
+
+  // ---- worker: internal, started by `run` itself
+  auto* worker = app.add_subcommand("worker", "Internal: one client process of a run");
+  worker->group("");
+
+  try {
+    app.parse(argc, argv);
+    if (run->parsed()) {
+      p.command = Command::run;
+      r.server_mode_given = run_server_mode->count() > 0;
+      r.command_line = join_args(argc, argv);
+      validate_run(r);
+    } else if (compare_stacks->parsed()) {
+      p.command = Command::compare_stacks;
+      cs.run.server_mode_given = cs_server_mode->count() > 0;
+      cs.run.command_line = join_args(argc, argv);
+      cs.stacks = parse_stack_list(stacks_text);
+      validate_run(cs.run);
+    } else if (stacks->parsed()) {
+      p.command = Command::stacks;
+    } else if (check->parsed()) {
+      p.command = Command::check;
+      validate_check(p.check);
+    } else if (compare->parsed()) {
+      p.command = Command::compare;
+    } else if (plot->parsed()) {
+      p.command = Command::plot;
+    } else if (worker->parsed()) {
+      p.command = Command::worker;
+    }
+  } catch (const CLI::CallForHelp& e) {
+    p.exit_code = app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    p.exit_code = app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    p.exit_code = app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "soapbench: " << e.what() << "\nRun 'soapbench --help' or 'soapbench SUBCOMMAND --help'.\n";
+    p.exit_code = 2;
+  } catch (const UsageError& e) {
+    err << "soapbench: " << e.what() << "\n";
+    p.exit_code = 2;
+  }
+  return p;
+}
+
+}  // namespace soapbench

@@ -1,0 +1,170 @@
+// `soapbench run`: the embedded server when no --url is given, one call per
+// operation to see that the endpoint answers, the ramp, the results file.
+#include <unistd.h>
+
+#include <memory>
+#include <ostream>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "commands/cli.h"
+#include "commands/run_parts.h"
+#include "ramp/console_observer.h"
+#include "ramp/local_fleet.h"
+#include "report/report.h"
+
+namespace soapbench {
+
+bool is_loopback(const std::string& url) {
+  const auto start = url.find("://");
+  const std::string rest = start == std::string::npos ? url : url.substr(start + 3);
+  return rest.rfind("127.", 0) == 0 || rest.rfind("localhost", 0) == 0 || rest.rfind("[::1]", 0) == 0;
+}
+
+namespace {
+
+nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (auto op : c.operations) ops.push_back(std::string(to_string(op)));
+  const ClientOptions& call = c.call.client;
+  const LoadSpec& load = c.load;
+  return {{"url", call.url.empty() ? "(embedded)" : call.url},
+          {"stack", c.stack},
+          {"operations", ops},
+          {"clients", load.clients},
+          {"duration_s", load.requests > 0 ? 0.0 : load.duration_s},
+          {"requests_per_client", load.requests},
+          {"warmup_s", plan.load.warmup_s},
+          {"first_warmup_s", plan.load.warmup_of_step(true)},
+          {"client", c.call.client_kind},
+          {"new_connection", call.new_connection},
+          {"rate", load.rate},
+          {"timeout_s", call.timeout_s},
+          {"interval_s", load.interval_s},
+          {"string_length", call.payload.string_length},
+          {"items", call.payload.items},
+          {"binary_bytes", call.payload.binary_bytes},
+          {"server_mode", call.url.empty() && (c.stack.empty() || c.stack == kEmbeddedStack) ? c.server_mode : ""}};
+}
+
+// One call per operation before the ramp. Only an endpoint that cannot be
+// reached stops the run: a fault or a wrong echo is what the run will count.
+// Returns the Server header of the first answer; throws std::runtime_error.
+std::string probe(const RunConfig& c, const std::string& url, std::ostream& out) {
+  std::string server_header;
+  for (const Operation op : c.operations) {
+    ClientOptions options = c.call.client;
+    options.url = url;
+    options.operation = op;
+    auto client = make_client(c.call.client_kind, options);
+    const CallResult r = client->call();
+    if (!r.ok && r.kind == FailureKind::connect)
+      throw std::runtime_error(fmt::format("cannot reach {}: {}", url, r.detail));
+    if (!r.ok)
+      out << fmt::format("warning: the first {} call failed ({}: {}); the run counts such failures\n",
+                         to_string(op), to_string(r.kind), r.detail);
+    if (server_header.empty()) server_header = client->server_header();
+  }
+  return server_header;
+}
+
+}  // namespace
+
+RampPlan ramp_plan(const RunConfig& c) {
+  RampPlan plan;
+  plan.call = c.call;
+  plan.operations = c.operations;
+  plan.load = c.load;
+  plan.load.interval_s = c.load.interval_s > 0 ? c.load.interval_s : 5;  // samples are kept even without live lines
+  return plan;
+}
+
+void aim_at(RampPlan& plan, const RunTarget& target) {
+  plan.call.client.url = target.url();
+  plan.server_process_group = target.process_group();
+  plan.same_host = target.started_here() || is_loopback(target.url());
+}
+
+RunRecord start_record(const RunConfig& c, const RampPlan& plan) {
+  RunRecord record;
+  record.context = collect_run_context({.command_line = c.command_line,
+                                        .client_kind = c.call.client_kind,
+                                        .label = c.label.empty() ? c.stack : c.label,
+                                        .options = options_json(c, plan)});
+  return record;
+}
+
+void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record, std::ostream& out,
+                    const std::string& stack_label) {
+  const std::string& url = plan.call.client.url;
+  record.context.url = url;
+  const std::string server_header = probe(c, url, out);
+  if (const auto stats = fetch_server_stats(url)) {
+    record.context.server_mode = stats->mode;
+    record.context.stack_label = stats->gsoap_version.empty() ? server_header : "gSOAP " + stats->gsoap_version;
+  } else {
+    record.context.stack_label = server_header;
+  }
+  if (!stack_label.empty()) record.context.stack_label = stack_label;
+  out << fmt::format("soapbench run: {} with the {} client{}\n", url, c.call.client_kind,
+                     record.context.stack_label.empty() ? "" : ", server " + record.context.stack_label);
+  out.flush();
+}
+
+int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
+               const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
+               std::string* written) {
+  if (written) written->clear();
+  record.operations = outcome.operations;
+  record.partial = outcome.interrupted || !outcome.error.empty();
+  if (!record.operations.empty()) {
+    out << "\n== Results" << (record.partial ? " (partial)" : "") << "\n";
+    for (const auto& op : record.operations) step_table(out, op);
+  }
+  int code = 0;
+  if (!outcome.error.empty()) {
+    err << command << ": " << outcome.error << "\n";
+    code = 1;
+  }
+  if (outcome.interrupted) code = 128 + (signal ? signal : 2);
+  if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
+  try {
+    const std::string path = write_results(record, out_dir).string();
+    out << path << "\n";
+    if (written) *written = path;
+  } catch (const std::exception& e) {
+    err << command << ": " << e.what() << "\n";
+    return 1;
+  }
+  return code;
+}
+
+int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
+  return run_command(c, out, err, nullptr);
+}
+
+int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::string* written) {
+  if (written) written->clear();
+  InterruptWatch interrupt;
+  RampPlan plan = ramp_plan(c);
+  RunRecord record = start_record(c, plan);
+  std::unique_ptr<RunTarget> target;
+  RampOutcome outcome;
+  try {
+    target = std::make_unique<RunTarget>(c.call.client.url, c.stack, c.server_mode, out);
+    aim_at(plan, *target);
+    probe_endpoint(c, plan, record, out, target->peer_version());
+    LocalFleet fleet(executable_path());
+    ConsoleObserver observer(out, c.load.interval_s > 0);
+    if (!interrupt.interrupted()) outcome = run_ramp(plan, fleet, observer, interrupt);
+  } catch (const std::exception& e) {
+    outcome.error = e.what();
+  }
+  if (interrupt.interrupted()) outcome.interrupted = true;
+  if (target)
+    if (const std::string problem = target->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
+  return finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err, written);
+}
+
+}  // namespace soapbench

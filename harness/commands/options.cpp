@@ -1,0 +1,169 @@
+#include "commands/options.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include "commands/cli.h"
+#include "commands/cli_values.h"
+#include "core/parse.h"
+
+namespace soapbench {
+
+namespace {
+
+const std::vector<std::string> kClientKinds{"raw", "gsoap", "curl"};
+
+// --payload-size LENGTH[,ITEMS]: the echoString length and, optionally, the echoStruct
+// item count, in one flag (the separate --string-length and --items say the same).
+void apply_payload_size(std::string_view text, PayloadSize& into) {
+  const size_t comma = text.find(',');
+  into.string_length = parse_count(std::string(text.substr(0, comma)));
+  if (comma != std::string_view::npos) into.items = parse_count(std::string(text.substr(comma + 1)));
+}
+
+std::vector<Operation> parse_operations(const std::string& text) {
+  std::vector<Operation> ops;
+  for (const auto& name : split_list(text)) {
+    const auto op = parse_operation(name);
+    if (!op) throw std::invalid_argument("unknown operation '" + name + "' (echoString, echoStruct)");
+    if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
+  }
+  return ops;
+}
+
+double parse_rate(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0)
+    throw std::invalid_argument("expected calls per second, a number >= 0, got '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+std::string duration_text(double s) {
+  if (s == 0) return "0";
+  if (s >= 1 || std::fmod(s * 1000, 1) != 0) return fmt::format("{:g}s", s);
+  return fmt::format("{:g}ms", s * 1000);
+}
+
+CLI::Option* add_client_kind_option(CLI::App& app, std::string& kind) {
+  // raw is the default: at about wrk's CPU per call, the driver is not what a run measures.
+  return app.add_option("--client", kind,
+                        "Client: raw (one socket, hand-parsed HTTP; the leanest), gsoap (generated proxy)\n"
+                        "or curl (libcurl); each validates every response")
+      ->check(CLI::IsMember(kClientKinds))
+      ->capture_default_str();
+}
+
+CLI::Option* add_timeout_option(CLI::App& app, double& timeout_s) {
+  return app.add_option("--timeout", timeout_s, "Per call: connect, send and receive each")
+      ->transform(duration_value(true))
+      ->default_str(duration_text(timeout_s));
+}
+
+CLI::Option* add_new_connection_flag(CLI::App& app, bool& new_connection) {
+  return app.add_flag("--new-connection", new_connection, "A new TCP connection for each call (no keep-alive)");
+}
+
+void add_payload_options(CLI::App& app, PayloadSize& payload) {
+  auto* string_length = app.add_option("--string-length", payload.string_length, "Characters in the echoString text")
+                            ->transform(count_value(0))
+                            ->capture_default_str();
+  auto* items = app.add_option("--items", payload.items, "Items in the echoStruct request")
+                    ->transform(count_value(0))
+                    ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--payload-size", [&payload](const std::string& s) { apply_payload_size(s, payload); },
+         "LENGTH[,ITEMS]: echoString length and echoStruct item count in one flag (e.g. 2048,4)")
+      ->check(checked_by([](const std::string& s) {
+        PayloadSize ignored;
+        apply_payload_size(s, ignored);
+      }, "LENGTH[,ITEMS]"))
+      ->excludes(string_length)
+      ->excludes(items);
+  app.add_option("--binary-bytes", payload.binary_bytes, "Bytes in each binary field of an item")
+      ->transform(count_value(0))
+      ->capture_default_str();
+}
+
+CLI::Option* add_operations_option(CLI::App& app, std::vector<Operation>& operations) {
+  std::vector<std::string> names;
+  for (const auto op : operations) names.emplace_back(to_string(op));
+  return app
+      .add_option_function<std::string>(
+          "--op", [&operations](const std::string& s) { operations = parse_operations(s); },
+          "Operations, comma-separated: echoString,echoStruct")
+      ->check(checked_by([](const std::string& s) { parse_operations(s); }, "OPS"))
+      ->default_str(fmt::format("{}", fmt::join(names, ",")));
+}
+
+CLI::Option* add_clients_option(CLI::App& app, std::vector<unsigned>& clients) {
+  return app
+      .add_option_function<std::string>(
+          "--clients", [&clients](const std::string& s) { clients = parse_client_list(s); },
+          "Client processes (one connection each), one step per count: e.g. 1-10 or 1,2,4,8")
+      ->check(client_list_value())
+      ->default_str(format_client_list(clients));
+}
+
+void add_length_options(CLI::App& app, LoadSpec& load) {
+  auto* duration = app.add_option("--duration", load.duration_s, "Measured time per step (e.g. 10s, 500ms)")
+                       ->transform(duration_value(true))
+                       ->default_str(duration_text(load.duration_s));
+  app.add_option("--requests", load.requests, "Measured calls per client per step, instead of --duration")
+      ->transform(count_value(1))
+      ->excludes(duration);
+}
+
+void add_warmup_options(CLI::App& app, LoadSpec& load, bool first) {
+  app.add_option("--warmup", load.warmup_s, "Unmeasured time before each step")
+      ->transform(duration_value(false))
+      ->default_str(duration_text(load.warmup_s));
+  if (!first) return;
+  auto* o = app.add_option("--first-warmup", load.first_warmup_s,
+                           "Warm-up of the run's first step, for stacks that compile at run time (default: --warmup)")
+                ->transform(duration_value(false));
+  if (load.first_warmup_s >= 0) o->default_str(duration_text(load.first_warmup_s));
+}
+
+CLI::Option* add_rate_option(CLI::App& app, double& rate) {
+  return app.add_option("--rate", rate, "Fixed rate in calls/s over all clients of a step; 0 = closed loop")
+      ->check(checked_by([](const std::string& s) { parse_rate(s); }, "CALLS/S"))
+      ->capture_default_str();
+}
+
+CLI::Option* add_wait_option(CLI::App& app, double& pause_s) {
+  return app.add_option("--wait", pause_s, "Each client's pause after each call (e.g. 10ms); closed loop")
+      ->transform(duration_value(false))
+      ->default_str(duration_text(pause_s));
+}
+
+CLI::Option* add_interval_option(CLI::App& app, double& interval_s) {
+  return app.add_option("--interval", interval_s, "Seconds per live line; 0 for none")
+      ->transform(duration_value(false))
+      ->default_str(duration_text(interval_s));
+}
+
+void add_output_options(CLI::App& app, std::string& label, std::string& out_dir) {
+  app.add_option("--label", label, "Name of the run in file names, tables and charts");
+  app.add_option("--out", out_dir, "Directory of the results files")->capture_default_str();
+}
+
+void validate_load(const LoadSpec& load) {
+  if (load.requests == 0 && !(load.duration_s > 0)) throw UsageError("--duration: must be more than 0");
+  if (load.interval_s > 0 && load.interval_s < 0.1)
+    throw UsageError("--interval: must be 0 (no live lines) or at least 100ms");
+  if (load.rate > 0) {
+    const unsigned most = load.clients.empty() ? 1 : *std::max_element(load.clients.begin(), load.clients.end());
+    if (load.rate < 0.01 * most)
+      throw UsageError(fmt::format("--rate: {:g} calls/s over {} clients is below 0.01 calls/s per client",
+                                   load.rate, most));
+  }
+}
+
+}  // namespace soapbench

@@ -1,0 +1,52 @@
+#pragma once
+// The flags of the two specs (engine/specs.h), each registered in one place
+// with its help text and with the spec's own default shown: a command takes
+// the ones it accepts. Adding a field is a change here and where it is used.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/specs.h"
+
+namespace soapbench {
+
+// ---- the call
+// --client RAW|GSOAP|CURL
+CLI::Option* add_client_kind_option(CLI::App& app, std::string& kind);
+// --timeout DURATION
+CLI::Option* add_timeout_option(CLI::App& app, double& timeout_s);
+// --new-connection
+CLI::Option* add_new_connection_flag(CLI::App& app, bool& new_connection);
+// --string-length, --items, --payload-size LENGTH[,ITEMS], --binary-bytes
+void add_payload_options(CLI::App& app, PayloadSize& payload);
+// --op OPS: operations, comma-separated, each once
+CLI::Option* add_operations_option(CLI::App& app, std::vector<Operation>& operations);
+
+// ---- the load
+// --clients LIST: one step per count
+CLI::Option* add_clients_option(CLI::App& app, std::vector<unsigned>& clients);
+// --duration and --requests (either, not both)
+void add_length_options(CLI::App& app, LoadSpec& load);
+// --warmup (and --first-warmup when `first`)
+void add_warmup_options(CLI::App& app, LoadSpec& load, bool first);
+// --rate CALLS/S over all clients of a step
+CLI::Option* add_rate_option(CLI::App& app, double& rate);
+// --wait DURATION: each client's pause after each call (closed loop)
+CLI::Option* add_wait_option(CLI::App& app, double& pause_s);
+// --interval DURATION: seconds per live line; 0 for none
+CLI::Option* add_interval_option(CLI::App& app, double& interval_s);
+
+// ---- the run's files
+// --label and --out
+void add_output_options(CLI::App& app, std::string& label, std::string& out_dir);
+
+// 10 -> "10s", 0.5 -> "500ms", 0 -> "0": a duration as the flags take it.
+std::string duration_text(double seconds);
+
+// The rules between the load's flags: --duration > 0 unless --requests,
+// --interval 0 or >= 100ms, a --rate not below 0.01 calls/s per client.
+// Throws UsageError (commands/cli.h) naming the flag.
+void validate_load(const LoadSpec& load);
+
+}  // namespace soapbench

@@ -1,0 +1,47 @@
+#pragma once
+// The parts of `soapbench run` around the ramp, shared with soapbench-mpi,
+// whose rank 0 prepares, probes and reports exactly as the local driver does
+// (and finish_run with `soapbench tcp-echo`).
+#include <iosfwd>
+#include <string>
+
+#include "commands/cli.h"
+#include "commands/run_target.h"
+#include "ramp/step_loop.h"
+#include "core/results.h"
+
+namespace soapbench {
+
+// The ramp's plan from the run's options (the URL as given, maybe empty).
+RampPlan ramp_plan(const RunConfig& config);
+
+// The plan aimed at a started target: its URL, a peer's process group (for
+// its CPU from /proc), and whether it shares this host's cores.
+void aim_at(RampPlan& plan, const RunTarget& target);
+
+// http://127.x, localhost or [::1] (any scheme).
+bool is_loopback(const std::string& url);
+
+// A record of this machine, the command line, the client and the options
+// (`plan` for the warm-ups as the ramp uses them). No steps yet.
+RunRecord start_record(const RunConfig& config, const RampPlan& plan);
+
+// One call per operation to see that plan.call.client.url answers, then the server's
+// /stats for the record's stack label and mode, then the "soapbench run: ..."
+// line. Throws std::runtime_error when the endpoint cannot be reached.
+// A peer's `version` line, when given, is the stack label instead.
+void probe_endpoint(const RunConfig& config, const RampPlan& plan, RunRecord& record, std::ostream& out,
+                    const std::string& stack_label = "");
+
+// Puts the ramp's operations in the record, prints the results tables and
+// the error (after "`command`: ", e.g. "soapbench tcp-echo"), and writes the
+// results files into `out_dir` unless nothing was measured. `signal` is the
+// one that interrupted the run, 0 if none. Returns the exit code: 0, 1 after
+// an error, 128 + signal when interrupted. The JSON file's path goes to
+// *written when given ("" when none was written). `soapbench run`,
+// soapbench-mpi and `soapbench tcp-echo` end this way.
+int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
+               const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
+               std::string* written = nullptr);
+
+}  // namespace soapbench

@@ -1,0 +1,177 @@
+#pragma once
+// The records of a run as plain data, their JSON form (versioned) and the CSV
+// summary. Nothing here measures: the engine fills the records, reporters read them.
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/histogram.h"
+
+namespace soapbench {
+
+// Bumped whenever a field changes meaning or disappears; read_results refuses
+// any other version.
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Failed calls by kind. A call counts once, under the first failure seen.
+struct FailureCounts {
+  uint64_t soap_fault = 0;   // the server answered with a SOAP Fault
+  uint64_t http_status = 0;  // HTTP status other than 200 without a Fault
+  uint64_t mismatch = 0;     // the echo differs from what was sent
+  uint64_t timeout = 0;      // no complete response within the call timeout
+  uint64_t connect = 0;      // could not connect
+  uint64_t read = 0;         // connection reset/closed or unparsable response
+
+  uint64_t total() const;
+  FailureCounts& operator+=(const FailureCounts& other);
+  bool operator==(const FailureCounts&) const = default;
+};
+
+// One live-report line: the calls completed in one interval of a step.
+struct IntervalSample {
+  double t_s = 0;         // end of the interval, seconds since the step's measurement start
+  uint64_t requests = 0;  // successful calls in the interval
+  uint64_t errors = 0;    // failed calls in the interval
+  double throughput = 0;  // successful calls per second in the interval
+  double min_ms = 0, mean_ms = 0, p50_ms = 0, p75_ms = 0, p90_ms = 0, p95_ms = 0,
+         p99_ms = 0, max_ms = 0;
+  bool operator==(const IntervalSample&) const = default;
+};
+
+// One load host's share of a step run from many hosts (soapbench-mpi), so that
+// a user sees which host saturates.
+struct HostResult {
+  std::string host;           // the host's name as MPI reports it
+  unsigned clients = 0;       // clients of the step that ran on it
+  unsigned cores = 0;         // its online cores
+  uint64_t requests = 0;      // successful measured calls of its clients
+  double throughput = 0;      // their successful calls per second
+  double client_cpu_pct = 0;  // their CPU time over the step's measured wall time x 100
+  bool operator==(const HostResult&) const = default;
+};
+
+// One step: one client count of one operation, after warm-up.
+struct StepResult {
+  unsigned clients = 0;
+  double target_rate = 0;  // total calls/s over all clients; 0 = closed loop
+  double warmup_s = 0;
+  double duration_s = 0;   // measured wall time, warm-up excluded
+  uint64_t requests = 0;   // successful calls
+  FailureCounts failures;
+  double throughput = 0;   // successful calls per second
+  // Successful calls only. In rate mode measured from each call's scheduled
+  // start (corrected for coordinated omission); `uncorrected` from its actual start.
+  LatencyHistogram latency;
+  std::optional<LatencyHistogram> uncorrected;  // rate mode only
+  // CPU time over wall time x 100, as top shows it: 100 = one core busy.
+  // Client CPU sums all client processes, so both may exceed 100.
+  std::optional<double> server_cpu_pct;  // absent when the server is not observable
+  double client_cpu_pct = 0;
+  double request_bytes = 0;   // mean bytes per call sent, HTTP headers included
+  double response_bytes = 0;  // mean bytes per call received, HTTP headers included
+  // TCP connections the clients opened while measuring: none with keep-alive
+  // (warm-up opened them), about one per call when the server closes after each response.
+  // Absent in files written before it was recorded (read as 0).
+  uint64_t connections = 0;
+  std::string http_version;   // of the responses, e.g. "HTTP/1.0"; empty when unknown
+  std::vector<IntervalSample> intervals;
+  std::vector<std::string> warnings;
+  // Run from many hosts: one entry per host that ran clients, in rank order.
+  // Empty for the local driver; the file then has no "hosts" key.
+  std::vector<HostResult> hosts;
+  bool operator==(const StepResult&) const = default;
+};
+
+struct OperationResult {
+  std::string operation;  // e.g. "echoString"
+  std::vector<StepResult> steps;
+  bool operator==(const OperationResult&) const = default;
+};
+
+// Where, how and with what a run was made.
+struct RunContext {
+  std::string soapbench_version, gsoap_version, host, cpu_model;
+  unsigned cores = 0;
+  std::string kernel;        // e.g. "Linux 6.1.0-18-amd64"
+  std::string command_line;
+  std::string start_time;    // ISO 8601 UTC: "2024-05-01T12:34:56Z"
+  std::string url;           // the endpoint driven
+  std::string stack_label;   // the SOAP stack under test, e.g. "gSOAP 2.8.124"
+  std::string server_mode;
+  std::string client_kind;
+  std::string label;         // the user's name for the run
+  nlohmann::json options = nlohmann::json::object();  // the full run options
+  bool operator==(const RunContext&) const = default;
+};
+
+// Fills soapbench_version, gsoap_version, host, cpu_model (from /proc/cpuinfo,
+// "unknown" when absent), cores (online processors), kernel (uname) and
+// start_time (now). Other fields are left empty.
+RunContext collect_machine_context();
+
+// What a command was invoked with: the part of a record's context that is not the machine's.
+struct RunInvocation {
+  std::string command_line;
+  std::string client_kind;
+  std::string label;
+  nlohmann::json options;
+};
+// collect_machine_context() with the invocation's fields: how every command starts its
+// record. Designated initializers name each field, and -Wextra warns of one left out.
+RunContext collect_run_context(RunInvocation invocation);
+
+struct RunRecord {
+  int schema_version = kResultsSchemaVersion;
+  RunContext context;
+  bool partial = false;  // the run stopped early (interrupted or failed)
+  std::vector<OperationResult> operations;
+  bool operator==(const RunRecord&) const = default;
+};
+
+// JSON in the nlohmann ADL style, so `json j = record;` and `j.get<RunRecord>()`
+// work. from_json throws std::runtime_error naming the missing or mistyped field
+// by its path, e.g. "operations[0].steps[2]: missing field 'clients'".
+void to_json(nlohmann::json& j, const FailureCounts& v);
+void from_json(const nlohmann::json& j, FailureCounts& v);
+void to_json(nlohmann::json& j, const IntervalSample& v);
+void from_json(const nlohmann::json& j, IntervalSample& v);
+void to_json(nlohmann::json& j, const HostResult& v);
+void from_json(const nlohmann::json& j, HostResult& v);
+void to_json(nlohmann::json& j, const StepResult& v);
+void from_json(const nlohmann::json& j, StepResult& v);
+void to_json(nlohmann::json& j, const OperationResult& v);
+void from_json(const nlohmann::json& j, OperationResult& v);
+void to_json(nlohmann::json& j, const RunContext& v);
+void from_json(const nlohmann::json& j, RunContext& v);
+// RunRecord's from_json also checks schema_version == kResultsSchemaVersion.
+void to_json(nlohmann::json& j, const RunRecord& v);
+void from_json(const nlohmann::json& j, RunRecord& v);
+
+// The summary table as CSV (RFC 4180), a header line then one row per
+// operation and step. Columns: see kCsvHeader in results_csv.cpp; absent
+// server CPU is an empty cell.
+void write_csv(std::ostream& os, const RunRecord& record);
+
+// "YYYYMMDD-HHMMSS-<label-slug>.json" from context.start_time and context.label
+// (lower-case letters, digits and '-'; "run" when the label is empty), so that
+// files sort by start time. Throws std::invalid_argument when start_time is not
+// "YYYY-MM-DDTHH:MM:SS..." .
+std::string results_file_name(const RunRecord& record);
+
+// Writes the JSON file atomically (temp file, fsync, rename, fsync of dir) and
+// the CSV beside it with the same stem, creating `dir` if needed. An existing
+// file is never overwritten: "-2", "-3", ... is appended to the stem instead.
+// Returns the JSON path. Throws std::runtime_error naming the path on failure.
+std::filesystem::path write_results(const RunRecord& record, const std::filesystem::path& dir);
+
+// Throws std::runtime_error "results file '<path>': <reason>" when the file is
+// missing or unreadable, is not JSON, has a missing or different schema_version,
+// or lacks a field.
+RunRecord read_results(const std::filesystem::path& path);
+
+}  // namespace soapbench

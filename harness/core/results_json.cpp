@@ -1,0 +1,128 @@
+// JSON form of the results records: each record's fields listed once
+// (core/json_fields.h); errors name the field by its path in the file.
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/json_fields.h"
+#include "core/results.h"
+
+namespace soapbench {
+
+using nlohmann::json;
+
+namespace {
+
+using namespace json_fields;
+
+// The histogram's headline numbers in ms, written for people and tools such as
+// jq; never read back (the histogram is the source).
+json latency_summary_ms(const LatencyHistogram& h) {
+  return {{"min", h.min() * 1e3},           {"mean", h.mean() * 1e3},
+          {"p50", h.percentile(50) * 1e3},  {"p90", h.percentile(90) * 1e3},
+          {"p99", h.percentile(99) * 1e3},  {"p99.9", h.percentile(99.9) * 1e3},
+          {"max", h.max() * 1e3}};
+}
+
+// Each record's fields, once: the writer and the reader below follow from them.
+constexpr auto kFailureFields = std::make_tuple(
+    field("soap_fault", &FailureCounts::soap_fault), field("http_status", &FailureCounts::http_status),
+    field("mismatch", &FailureCounts::mismatch), field("timeout", &FailureCounts::timeout),
+    field("connect", &FailureCounts::connect), field("read", &FailureCounts::read));
+
+constexpr auto kIntervalFields = std::make_tuple(
+    field("t_s", &IntervalSample::t_s), field("requests", &IntervalSample::requests),
+    field("errors", &IntervalSample::errors), field("throughput", &IntervalSample::throughput),
+    field("min_ms", &IntervalSample::min_ms), field("mean_ms", &IntervalSample::mean_ms),
+    field("p50_ms", &IntervalSample::p50_ms), field("p75_ms", &IntervalSample::p75_ms),
+    field("p90_ms", &IntervalSample::p90_ms), field("p95_ms", &IntervalSample::p95_ms),
+    field("p99_ms", &IntervalSample::p99_ms), field("max_ms", &IntervalSample::max_ms));
+
+constexpr auto kHostFields = std::make_tuple(
+    field("host", &HostResult::host), field("clients", &HostResult::clients), field("cores", &HostResult::cores),
+    field("requests", &HostResult::requests), field("throughput", &HostResult::throughput),
+    field("client_cpu_pct", &HostResult::client_cpu_pct));
+
+// StepResult's required fields; `uncorrected`, `connections`, `http_version`
+// and `hosts` are optional (see below) and `latency_summary_ms` is written only.
+constexpr auto kStepFields = std::make_tuple(
+    field("clients", &StepResult::clients), field("target_rate", &StepResult::target_rate),
+    field("warmup_s", &StepResult::warmup_s), field("duration_s", &StepResult::duration_s),
+    field("requests", &StepResult::requests), field("failures", &StepResult::failures),
+    field("throughput", &StepResult::throughput), field("latency", &StepResult::latency),
+    field("server_cpu_pct", &StepResult::server_cpu_pct), field("client_cpu_pct", &StepResult::client_cpu_pct),
+    field("request_bytes", &StepResult::request_bytes), field("response_bytes", &StepResult::response_bytes),
+    field("intervals", &StepResult::intervals), field("warnings", &StepResult::warnings));
+
+constexpr auto kOperationFields =
+    std::make_tuple(field("operation", &OperationResult::operation), field("steps", &OperationResult::steps));
+
+constexpr auto kContextFields = std::make_tuple(
+    field("soapbench_version", &RunContext::soapbench_version), field("gsoap_version", &RunContext::gsoap_version),
+    field("host", &RunContext::host), field("cpu_model", &RunContext::cpu_model), field("cores", &RunContext::cores),
+    field("kernel", &RunContext::kernel), field("command_line", &RunContext::command_line),
+    field("start_time", &RunContext::start_time), field("url", &RunContext::url),
+    field("stack_label", &RunContext::stack_label), field("server_mode", &RunContext::server_mode),
+    field("client_kind", &RunContext::client_kind), field("label", &RunContext::label),
+    field("options", &RunContext::options));
+
+}  // namespace
+
+void to_json(json& j, const FailureCounts& v) { write_fields(j, v, kFailureFields); }
+void from_json(const json& j, FailureCounts& v) { read_fields(j, v, kFailureFields); }
+void to_json(json& j, const IntervalSample& v) { write_fields(j, v, kIntervalFields); }
+void from_json(const json& j, IntervalSample& v) { read_fields(j, v, kIntervalFields); }
+void to_json(json& j, const HostResult& v) { write_fields(j, v, kHostFields); }
+void from_json(const json& j, HostResult& v) { read_fields(j, v, kHostFields); }
+void to_json(json& j, const OperationResult& v) { write_fields(j, v, kOperationFields); }
+void from_json(const json& j, OperationResult& v) { read_fields(j, v, kOperationFields); }
+void to_json(json& j, const RunContext& v) { write_fields(j, v, kContextFields); }
+void from_json(const json& j, RunContext& v) { read_fields(j, v, kContextFields); }
+
+void to_json(json& j, const StepResult& v) {
+  write_fields(j, v, kStepFields);
+  j["latency_summary_ms"] = latency_summary_ms(v.latency);
+  j["uncorrected"] = v.uncorrected ? v.uncorrected->to_json() : json(nullptr);
+  j["connections"] = v.connections;
+  j["http_version"] = v.http_version;
+  if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
+}
+
+void from_json(const json& j, StepResult& v) {
+  read_fields(j, v, kStepFields);
+  if (j.contains("uncorrected") && !j.at("uncorrected").is_null()) {
+    v.uncorrected.emplace();
+    get(j, "uncorrected", *v.uncorrected);
+  } else {
+    v.uncorrected.reset();
+  }
+  // Added within schema 1: optional, so that earlier files still read.
+  if (j.contains("connections")) get(j, "connections", v.connections);
+  if (j.contains("http_version")) get(j, "http_version", v.http_version);
+  v.hosts.clear();
+  if (j.contains("hosts")) get(j, "hosts", v.hosts);
+}
+
+void to_json(json& j, const RunRecord& v) {
+  j = {{"schema_version", v.schema_version},
+       {"context", v.context},
+       {"partial", v.partial},
+       {"operations", v.operations}};
+}
+
+void from_json(const json& j, RunRecord& v) {
+  // The version comes first: a future file may differ in any other field.
+  const json& version = need(j, "schema_version");
+  if (!version.is_number_integer() || version.get<int64_t>() != kResultsSchemaVersion)
+    throw FieldError("", fmt::format("schema_version is {}, this soapbench reads version {}",
+                                     version.dump(), kResultsSchemaVersion));
+  v.schema_version = kResultsSchemaVersion;
+  const json& context = need(j, "context");
+  within("context", [&] { from_json(context, v.context); });
+  get(j, "partial", v.partial);
+  get(j, "operations", v.operations);
+}
+
+}  // namespace soapbench

@@ -1,0 +1,34 @@
+#pragma once
+// The two descriptions every command hands down whole, each field with its one
+// default and one comment: what one call is (CallSpec) and what load a run puts
+// on the endpoint (LoadSpec). commands/options.h registers their flags from
+// these defaults; the step loop, the fleets and the engine read them as they are.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client.h"
+
+namespace soapbench {
+
+// What one request is and how long it may take.
+struct CallSpec {
+  std::string client_kind = "raw";  // make_client() kind: raw (the leanest), gsoap, curl; tcp for tcp-echo
+  ClientOptions client;             // url, operation, payload, timeout_s, new_connection (client/client.h)
+};
+
+// The load of a run: one step per client count, each warmed up, then measured.
+struct LoadSpec {
+  std::vector<unsigned> clients{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // one step per count, in this order
+  double warmup_s = 2;         // unmeasured calls before each step's measurement
+  double first_warmup_s = -1;  // the run's first step instead; < 0 = warmup_s
+  double duration_s = 10;      // measured time per step when requests == 0
+  uint64_t requests = 0;       // measured calls per client per step; 0 = by duration
+  double rate = 0;             // calls/s over all clients of a step (never per client); 0 = closed loop
+  double pause_s = 0;          // closed loop: each client's wait after each call
+  double interval_s = 5;       // seconds per interval sample and live line; 0 = no live lines
+
+  double warmup_of_step(bool first) const { return first && first_warmup_s >= 0 ? first_warmup_s : warmup_s; }
+};
+
+}  // namespace soapbench

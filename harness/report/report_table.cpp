@@ -1,0 +1,111 @@
+// The per-operation step table: CXF's clients/throughput/response-time table
+// with percentiles, CPU, bytes and errors added.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/report.h"
+
+namespace soapbench {
+
+std::string describe_failures(const FailureCounts& f) {
+  const std::pair<const char*, uint64_t> kinds[] = {
+      {"soap_fault", f.soap_fault}, {"http_status", f.http_status}, {"mismatch", f.mismatch},
+      {"timeout", f.timeout},       {"connect", f.connect},         {"read", f.read}};
+  std::string out;
+  for (const auto& [name, count] : kinds) {
+    if (count == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", name, count);
+  }
+  return out;
+}
+
+namespace {
+
+std::string ms(double seconds) { return fmt::format("{:.3f}", seconds * 1e3); }
+
+// One row's cells, before padding; the header has the same shape.
+std::vector<std::string> row(const StepResult& s, bool with_rate) {
+  std::vector<std::string> cells = {fmt::format("{}", s.clients)};
+  if (with_rate) cells.push_back(s.target_rate > 0 ? fmt::format("{:.1f}", s.target_rate) : "-");
+  const LatencyHistogram& h = s.latency;
+  cells.insert(cells.end(),
+               {fmt::format("{:.1f}", s.throughput), ms(h.mean()), ms(h.percentile(50)),
+                ms(h.percentile(90)), ms(h.percentile(99)), ms(h.max()),
+                s.server_cpu_pct ? fmt::format("{:.1f}", *s.server_cpu_pct) : "-",
+                fmt::format("{:.1f}", s.client_cpu_pct),
+                fmt::format("{:.0f}", s.request_bytes + s.response_bytes)});
+  const uint64_t errors = s.failures.total();
+  cells.push_back(errors == 0 ? "0"
+                              : fmt::format("{} ({})", errors, describe_failures(s.failures)));
+  return cells;
+}
+
+std::vector<std::string> header(bool with_rate) {
+  std::vector<std::string> cells = {"clients"};
+  if (with_rate) cells.push_back("target/s");
+  cells.insert(cells.end(), {"req/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms",
+                             "server CPU%", "client CPU%", "bytes/call", "errors"});
+  return cells;
+}
+
+// Numbers right-aligned to at least 9 characters or their header's width; the
+// last column (errors, with its variable breakdown) left-aligned and unpadded.
+void print_row(std::ostream& os, const std::vector<std::string>& cells,
+               const std::vector<std::string>& titles) {
+  std::string line;
+  for (size_t i = 0; i + 1 < cells.size(); ++i) {
+    const size_t width = std::max<size_t>(9, titles[i].size());
+    line += fmt::format("{:>{}}  ", cells[i], width);
+  }
+  line += cells.back();
+  os << line << '\n';
+}
+
+// Each step's hosts, when the step ran on several (soapbench-mpi): which one saturates.
+void host_table(std::ostream& os, const OperationResult& op) {
+  size_t host_width = 4;
+  for (const StepResult& s : op.steps)
+    for (const HostResult& h : s.hosts) host_width = std::max(host_width, h.host.size());
+  bool any = false;
+  for (const StepResult& s : op.steps) {
+    for (const HostResult& h : s.hosts) {
+      if (!any)
+        os << fmt::format("per host:\n{:>9}  {:<{}}  {:>9}  {:>9}  {:>9}  {:>11}\n", "clients", "host",
+                          host_width, "clients", "cores", "req/s", "client CPU%");
+      any = true;
+      os << fmt::format("{:>9}  {:<{}}  {:>9}  {:>9}  {:>9.1f}  {:>11.1f}\n", s.clients, h.host, host_width,
+                        h.clients, h.cores, h.throughput, h.client_cpu_pct);
+    }
+  }
+}
+
+}  // namespace
+
+void step_table(std::ostream& os, const OperationResult& op) {
+  os << op.operation << '\n';
+  if (op.steps.empty()) {
+    os << "  (no steps)\n";
+    return;
+  }
+  const bool with_rate = std::any_of(op.steps.begin(), op.steps.end(),
+                                     [](const StepResult& s) { return s.target_rate > 0; });
+  const auto titles = header(with_rate);
+  print_row(os, titles, titles);
+  for (const StepResult& s : op.steps) print_row(os, row(s, with_rate), titles);
+  host_table(os, op);
+
+  bool any_warning = false;
+  for (const StepResult& s : op.steps) {
+    for (const std::string& w : s.warnings) {
+      if (!any_warning) os << "warnings:\n";
+      any_warning = true;
+      os << fmt::format("  {} client{}: {}\n", s.clients, s.clients == 1 ? "" : "s", w);
+    }
+  }
+}
+
+}  // namespace soapbench
