@@ -24,13 +24,13 @@ namespace soapbench::chat {
 namespace {
 
 nlohmann::json options_json(const ChatConfig& c) {
-  return {{"host", c.port ? c.host : "(embedded)"}, {"port", c.port},
-          {"rooms", c.rooms},          {"users", c.users},
-          {"messages", c.messages},    {"size", c.size},
-          {"window", c.rate > 0 ? 0 : c.window}, {"rate_per_user", c.rate},
-          {"duration_s", c.duration_s}, {"stall_s", c.stall_s},
-          {"threads", c.threads},      {"server_threads", c.port ? 0 : c.server_threads},
-          {"interval_s", c.interval_s}};
+  return {{"host", c.plan.port ? c.plan.host : "(embedded)"}, {"port", c.plan.port},
+          {"rooms", c.plan.rooms},          {"users", c.plan.users},
+          {"messages", c.plan.messages},    {"size", c.plan.size},
+          {"window", c.plan.rate > 0 ? 0 : c.plan.window}, {"rate_per_user", c.plan.rate},
+          {"duration_s", c.plan.duration_s}, {"stall_s", c.plan.stall_s},
+          {"threads", c.plan.threads},      {"server_threads", c.plan.port ? 0 : c.server_threads},
+          {"interval_s", c.plan.interval_s}};
 }
 
 // The server's STATS as the driver's ServerStats: `requests` = deliveries the
@@ -103,8 +103,8 @@ StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServer
                      const HostTicks& host_before, const HostTicks& host_after) {
   const ChatVerdict& v = o.verdict;
   StepResult step;
-  step.clients = c.rooms * c.users;
-  step.target_rate = c.rate * step.clients;
+  step.clients = c.plan.rooms * c.plan.users;
+  step.target_rate = c.plan.rate * step.clients;
   step.duration_s = o.measured_s;
   step.requests = v.delivered;
   step.failures.mismatch = v.corrupted + v.duplicated + v.out_of_order;
@@ -113,7 +113,7 @@ StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServer
   step.failures.read = v.disconnected;
   step.throughput = o.measured_s > 0 ? static_cast<double>(v.delivered) / o.measured_s : 0;
   step.latency = o.latency;
-  if (c.rate > 0) step.uncorrected = o.uncorrected;
+  if (c.plan.rate > 0) step.uncorrected = o.uncorrected;
   step.server_cpu_pct = server_cpu_pct(view);
   step.client_cpu_pct = o.measured_s > 0 ? o.cpu_s / o.measured_s * 100.0 : 0;
   if (v.delivered > 0) {
@@ -128,8 +128,8 @@ StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServer
   checks.late_calls = o.late_sends;
   checks.first_failure = v.first_problem;
   for (const auto& p : verdict_problems(v)) checks.worker_problems.push_back("verification: " + p);
-  if (o.bounded) checks.worker_problems.push_back(fmt::format("stopped by --duration {:g}s before every delivery arrived", c.duration_s));
-  if (o.stalled) checks.worker_problems.push_back(fmt::format("stopped after {:g}s without a delivery (--stall)", c.stall_s));
+  if (o.bounded) checks.worker_problems.push_back(fmt::format("stopped by --duration {:g}s before every delivery arrived", c.plan.duration_s));
+  if (o.stalled) checks.worker_problems.push_back(fmt::format("stopped after {:g}s without a delivery (--stall)", c.plan.stall_s));
   step.warnings = all_step_warnings(step, view, checks);
   if (auto w = host_warning(host_before, host_after, step.client_cpu_pct + step.server_cpu_pct.value_or(0),
                             checks.cores))
@@ -144,15 +144,15 @@ void print_summary(std::ostream& out, const ChatConfig& c, const ChatOutcome& o,
   const auto per_s = [&](uint64_t n) { return s > 0 ? static_cast<double>(n) / s : 0.0; };
   const auto ms = [](double sec) { return fmt::format("{:.3f}", sec * 1e3); };
   out << fmt::format("\n== Chat: {} rooms x {} users = {} connections, {} messages of {} bytes per user, {}\n",
-                     c.rooms, c.users, c.rooms * c.users, c.messages, c.size,
-                     c.rate > 0 ? fmt::format("{:g} messages/s per user", c.rate)
-                                : c.window ? fmt::format("closed loop, window {}", c.window) : "closed loop, no window");
+                     c.plan.rooms, c.plan.users, c.plan.rooms * c.plan.users, c.plan.messages, c.plan.size,
+                     c.plan.rate > 0 ? fmt::format("{:g} messages/s per user", c.plan.rate)
+                                : c.plan.window ? fmt::format("closed loop, window {}", c.plan.window) : "closed loop, no window");
   out << fmt::format("sent        {} messages in {:.3f} s: {:.1f} messages/s\n", v.sent, s, per_s(v.sent));
   out << fmt::format("delivered   {} of {} owed: {:.1f} messages/s\n", v.delivered, v.expected, per_s(v.delivered));
   const LatencyHistogram& h = o.latency;
   out << fmt::format("latency ms  min {}  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}  (send -> delivery{})\n",
                      ms(h.min()), ms(h.percentile(50)), ms(h.percentile(90)), ms(h.percentile(99)),
-                     ms(h.percentile(99.9)), ms(h.max()), c.rate > 0 ? ", from the intended send" : "");
+                     ms(h.percentile(99.9)), ms(h.max()), c.plan.rate > 0 ? ", from the intended send" : "");
   if (before && after)
     out << fmt::format("server      queued {} deliveries in the run, {:.2f} CPU s\n",
                        after->requests - before->requests, after->cpu_s - before->cpu_s);
@@ -160,7 +160,7 @@ void print_summary(std::ostream& out, const ChatConfig& c, const ChatOutcome& o,
   if (problems.empty()) {
     out << fmt::format("verdict     OK: every member received exactly the messages of the others in its room "
                        "({} pairs: counts and checksums match; none lost, duplicated, corrupted or out of order)\n",
-                       uint64_t{c.rooms} * c.users * (c.users - 1));
+                       uint64_t{c.plan.rooms} * c.plan.users * (c.plan.users - 1));
   } else {
     std::string list;
     for (const auto& p : problems) list += (list.empty() ? "" : ", ") + p;
@@ -187,20 +187,8 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
       {.command_line = c.command_line, .client_kind = "chat", .label = c.label, .options = options_json(c)});
 
   std::unique_ptr<ServerProcess> server;
-  ChatPlan plan;
-  plan.host = c.host;
-  plan.port = c.port;
-  plan.rooms = c.rooms;
-  plan.users = c.users;
-  plan.messages = c.messages;
-  plan.size = c.size;
-  plan.window = c.window;
-  plan.rate = c.rate;
-  plan.duration_s = c.duration_s;
-  plan.stall_s = c.stall_s;
-  plan.connect_timeout_s = c.connect_timeout_s;
-  plan.threads = c.threads;
-  plan.interval_s = c.interval_s > 0 ? c.interval_s : 5;  // samples are kept even without live lines
+  ChatPlan plan = c.plan;
+  plan.interval_s = c.plan.interval_s > 0 ? c.plan.interval_s : 5;  // samples are kept even without live lines
 
   ChatOutcome outcome;
   StepServerView view;
@@ -215,13 +203,13 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
     }
   });
   try {
-    if (c.port == 0) {
+    if (c.plan.port == 0) {
       const std::string program = executable_dir() + "/soapbench-chat-server";
       if (access(program.c_str(), X_OK) != 0)
         throw std::runtime_error("no --port given and " + program + " is missing: build soapbench-chat-server");
       server = start_chat_server(
           program, std::vector<std::string>{"--threads", std::to_string(c.server_threads),
-                                            "--max-connections", std::to_string(c.rooms * c.users + 100)});
+                                            "--max-connections", std::to_string(c.plan.rooms * c.plan.users + 100)});
       plan.port = server->port();
       out << "embedded " << server->first_line() << "\n";
     }
@@ -230,13 +218,13 @@ int chat_command(const ChatConfig& c, std::ostream& out, std::ostream& err) {
     view.before_step = view.measure_start = server_stats(plan.host, plan.port, &raw);
     record.context.stack_label = raw.empty() ? "chat server" : "soapbench-chat-server";
     if (view.before_step) record.context.server_mode = view.before_step->mode;
-    out << fmt::format("soapbench chat: {} rooms x {} users against {}\n", c.rooms, c.users, record.context.url);
+    out << fmt::format("soapbench chat: {} rooms x {} users against {}\n", c.plan.rooms, c.plan.users, record.context.url);
     out.flush();
     LiveLines live_lines(out);
     const auto t0 = std::chrono::steady_clock::now();
     host_before = host_ticks();
     outcome = run_chat(plan, stop, [&](const IntervalSample& s) {
-      if (c.interval_s > 0) live_lines.print("chat", c.rooms * c.users, s);
+      if (c.plan.interval_s > 0) live_lines.print("chat", c.plan.rooms * c.plan.users, s);
     });
     host_after = host_ticks();
     view.measure_end = view.after_step = server_stats(plan.host, plan.port);

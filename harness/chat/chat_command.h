@@ -8,26 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "core/results.h"         // harness/
-#include "proc/server_process.h"  // harness/
+#include "chat/chat_client.h"
+#include "core/results.h"
+#include "proc/server_process.h"
 
 namespace soapbench::chat {
 
 struct ChatConfig {
-  std::string host = "127.0.0.1";  // --host: the server to drive when --port is given
-  uint16_t port = 0;               // --port: a running chat server; 0 = start soapbench-chat-server
-  unsigned rooms = 10;             // --rooms (the original's default)
-  unsigned users = 20;             // --users per room (the original's fixed 20)
-  uint32_t messages = 100;         // --messages each user sends (the original's default)
-  size_t size = 100;               // --size: content bytes per message (the original's 100)
-  unsigned window = 1;             // --window: closed loop, messages per user not yet everywhere; 0 = no limit
-  double rate = 0;                 // --user-rate (or --rate / users): messages/s per user instead of the closed loop
-  double duration_s = 300;         // --duration: bound on the run; later deliveries count as lost
-  double stall_s = 5;              // --stall: stop once all is sent and nothing arrives for this long
-  double connect_timeout_s = 10;   // --connect-timeout: for every user to connect and join
-  unsigned threads = 1;            // --threads: client event loops (rooms are split between them)
+  // --host, --port (0 = start soapbench-chat-server), --rooms, --users, --messages,
+  // --size, --window, --rate / --user-rate (kept per user), --duration, --stall,
+  // --connect-timeout, --threads, --interval (0 = no live lines; samples are kept)
+  ChatPlan plan;
   unsigned server_threads = 1;     // --server-threads: the embedded server's event loops
-  double interval_s = 5;           // --interval: seconds per live line; 0 = none
   std::string label;               // --label: the run's name in file names, tables and charts
   std::string out_dir = "results"; // --out: where the JSON and CSV go
   std::string command_line;        // as typed, for the results file

@@ -19,10 +19,10 @@ struct FlagError : std::runtime_error {
 
 // The rules between flags.
 void validate(const ChatConfig& c, bool host_given) {
-  if (host_given && c.port == 0) throw FlagError("--host: needs --port (without it the embedded server is used)");
-  if (c.rooms * uint64_t{c.users} > 100000)
-    throw FlagError(fmt::format("--rooms, --users: {} x {} connections is over the limit of 100000", c.rooms, c.users));
-  if (c.interval_s > 0 && c.interval_s < 0.1) throw FlagError("--interval: must be 0 (no live lines) or at least 100ms");
+  if (host_given && c.plan.port == 0) throw FlagError("--host: needs --port (without it the embedded server is used)");
+  if (c.plan.rooms * uint64_t{c.plan.users} > 100000)
+    throw FlagError(fmt::format("--rooms, --users: {} x {} connections is over the limit of 100000", c.plan.rooms, c.plan.users));
+  if (c.plan.interval_s > 0 && c.plan.interval_s < 0.1) throw FlagError("--interval: must be 0 (no live lines) or at least 100ms");
   std::error_code ec;
   if (std::filesystem::exists(c.out_dir, ec) && !std::filesystem::is_directory(c.out_dir, ec))
     throw FlagError("--out: '" + c.out_dir + "' exists and is not a directory");
@@ -37,17 +37,17 @@ ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out,
   CLI::App app{"soapbench chat: the chat-room benchmark. Rooms of users, one connection each; the server\n"
                "relays every message to the other members of its room; the client checks every delivery.",
                "soapbench chat"};
-  app.add_option("--host", c.host, "Chat server address (with --port)");
-  app.add_option("--port", c.port, "A running soapbench-chat-server; without it one is started")
+  app.add_option("--host", c.plan.host, "Chat server address (with --port)");
+  app.add_option("--port", c.plan.port, "A running soapbench-chat-server; without it one is started")
       ->check(CLI::Range(1, 65535));
-  app.add_option("--rooms", c.rooms, "Chat rooms")->check(CLI::Range(1u, 100000u))->capture_default_str();
-  app.add_option("--users", c.users, "Users per room, one connection each")
+  app.add_option("--rooms", c.plan.rooms, "Chat rooms")->check(CLI::Range(1u, 100000u))->capture_default_str();
+  app.add_option("--users", c.plan.users, "Users per room, one connection each")
       ->check(CLI::Range(2u, 10000u))->capture_default_str();
-  app.add_option("--messages", c.messages, "Messages each user sends")
+  app.add_option("--messages", c.plan.messages, "Messages each user sends")
       ->check(CLI::Range(1u, 10000000u))->capture_default_str();
-  app.add_option("--size", c.size, "Content bytes per message")
+  app.add_option("--size", c.plan.size, "Content bytes per message")
       ->check(CLI::Range(size_t{0}, size_t{60000}))->capture_default_str();
-  auto* window = app.add_option("--window", c.window,
+  auto* window = app.add_option("--window", c.plan.window,
                                 "Closed loop: a user's messages not yet delivered to every other member;\n"
                                 "0 = as fast as TCP takes them")
                      ->check(CLI::Range(0u, 1000000u))->capture_default_str();
@@ -56,26 +56,26 @@ ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out,
   auto* rate = app.add_option("--rate", total_rate,
                               "Messages/s sent by all users together, on a fixed schedule, instead of the closed loop")
                    ->check(CLI::Range(0.001, 1e9))->excludes(window);
-  app.add_option("--user-rate", c.rate, "Messages/s per user instead (--rate divided by rooms x users)")
+  app.add_option("--user-rate", c.plan.rate, "Messages/s per user instead (--rate divided by rooms x users)")
       ->check(CLI::Range(0.001, 1e6))->excludes(window)->excludes(rate);
-  app.add_option("--duration", c.duration_s, "Bound on the run; what has not arrived by then is lost")
-      ->transform(duration_value(true))->default_str("300s");
-  app.add_option("--stall", c.stall_s, "Stop once all is sent and nothing arrived for this long")
-      ->transform(duration_value(true))->default_str("5s");
-  app.add_option("--connect-timeout", c.connect_timeout_s, "For every user to connect and join")
-      ->transform(duration_value(true))->default_str("10s");
-  app.add_option("--threads", c.threads, "Client event loops; each owns whole rooms")
+  app.add_option("--duration", c.plan.duration_s, "Bound on the run; what has not arrived by then is lost")
+      ->transform(duration_value(true))->default_str(duration_text(c.plan.duration_s));
+  app.add_option("--stall", c.plan.stall_s, "Stop once all is sent and nothing arrived for this long")
+      ->transform(duration_value(true))->default_str(duration_text(c.plan.stall_s));
+  app.add_option("--connect-timeout", c.plan.connect_timeout_s, "For every user to connect and join")
+      ->transform(duration_value(true))->default_str(duration_text(c.plan.connect_timeout_s));
+  app.add_option("--threads", c.plan.threads, "Client event loops; each owns whole rooms")
       ->check(CLI::Range(1u, 256u))->capture_default_str();
   auto* server_threads = app.add_option("--server-threads", c.server_threads, "Event loops of the embedded server")
                              ->check(CLI::Range(1u, 256u))->capture_default_str();
-  add_interval_option(app, c.interval_s);
+  add_interval_option(app, c.plan.interval_s);
   add_output_options(app, c.label, c.out_dir);
   // argv[0] ("chat") stands for the program name
   if ((exit_code = parse_app(app, argc, argv, "chat", out, err)) >= 0) return c;
   try {
-    if (c.port != 0 && server_threads->count() > 0)
+    if (c.plan.port != 0 && server_threads->count() > 0)
       throw FlagError("--server-threads: only for the embedded server; it cannot be used with --port");
-    if (rate->count() > 0) c.rate = total_rate / (double(c.rooms) * c.users);
+    if (rate->count() > 0) c.plan.rate = total_rate / (double(c.plan.rooms) * c.plan.users);
     validate(c, app.get_option("--host")->count() > 0);
     c.command_line = "soapbench " + join_args(argc, argv);
   } catch (const FlagError& e) {

@@ -140,6 +140,14 @@ int finish_run(const std::string& command, const std::string& out_dir, RunRecord
   return code;
 }
 
+RampOutcome run_local_ramp(const RampPlan& plan, bool live_lines, const InterruptWatch& interrupt,
+                           std::ostream& out) {
+  if (interrupt.interrupted()) return {};
+  LocalFleet fleet(executable_path());
+  ConsoleObserver observer(out, live_lines);
+  return run_ramp(plan, fleet, observer, interrupt);
+}
+
 int run_command(const RunConfig& c, std::ostream& out, std::ostream& err) {
   return run_command(c, out, err, nullptr);
 }
@@ -155,9 +163,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
     target = std::make_unique<RunTarget>(c.call.client.url, c.stack, c.server_mode, out);
     aim_at(plan, *target);
     probe_endpoint(c, plan, record, out, target->peer_version());
-    LocalFleet fleet(executable_path());
-    ConsoleObserver observer(out, c.load.interval_s > 0);
-    if (!interrupt.interrupted()) outcome = run_ramp(plan, fleet, observer, interrupt);
+    outcome = run_local_ramp(plan, c.load.interval_s > 0, interrupt, out);
   } catch (const std::exception& e) {
     outcome.error = e.what();
   }

@@ -33,6 +33,11 @@ RunRecord start_record(const RunConfig& config, const RampPlan& plan);
 void probe_endpoint(const RunConfig& config, const RampPlan& plan, RunRecord& record, std::ostream& out,
                     const std::string& stack_label = "");
 
+// The ramp of `plan` with worker processes on this host, printed to `out`
+// (live lines when `live_lines`); nothing when `interrupt` has fired already.
+RampOutcome run_local_ramp(const RampPlan& plan, bool live_lines, const InterruptWatch& interrupt,
+                           std::ostream& out);
+
 // Puts the ramp's operations in the record, prints the results tables and
 // the error (after "`command`: ", e.g. "soapbench tcp-echo"), and writes the
 // results files into `out_dir` unless nothing was measured. `signal` is the

@@ -13,8 +13,6 @@
 #include "commands/cli.h"
 #include "commands/cli_values.h"
 #include "commands/options.h"
-#include "ramp/console_observer.h"
-#include "ramp/local_fleet.h"
 #include "core/parse.h"
 #include "commands/run_parts.h"
 #include "proc/server_process.h"
@@ -153,9 +151,7 @@ int tcp_echo_command(const TcpEchoConfig& c, std::ostream& out, std::ostream& er
                        c.call.client.new_connection ? ", a connection per message" : ", permanent connections",
                        c.load.pause_s > 0 ? fmt::format(", {:g} ms wait between calls", c.load.pause_s * 1e3) : "");
     out.flush();
-    LocalFleet fleet(executable_path());
-    ConsoleObserver observer(out, c.load.interval_s > 0);
-    if (!interrupt.interrupted()) outcome = run_ramp(plan, fleet, observer, interrupt);
+    outcome = run_local_ramp(plan, c.load.interval_s > 0, interrupt, out);
   } catch (const std::exception& e) {
     outcome.error = e.what();
   }
