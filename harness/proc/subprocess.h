@@ -47,6 +47,7 @@ class Subprocess {
   // pipes asked for open; throws SpawnError when it cannot be (a missing
   // program, directory or permission) and std::runtime_error when pipe or fork fail.
   explicit Subprocess(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+  Subprocess() = default;  // no child (reaped() is true): a place to move one into
   // SIGKILL and reap if still running; closes our ends of the pipes.
   ~Subprocess();
   Subprocess(Subprocess&& other) noexcept;
