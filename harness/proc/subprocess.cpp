@@ -149,6 +149,10 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const SpawnOptions&
         !connect_stream(options.err, err[1], STDERR_FILENO))
       fail_in_child(report[1], 2);
     if (!options.dir.empty() && ::chdir(options.dir.c_str()) != 0) fail_in_child(report[1], 1);
+    if (options.close_other_fds) {  // all but the report pipe, which exec closes
+      if (report[1] > 3) ::close_range(3, static_cast<unsigned>(report[1]) - 1, 0);
+      ::close_range(static_cast<unsigned>(report[1]) + 1, ~0U, 0);
+    }
     // Signals blocked by our threads (the interrupt watch's, say) must not stay blocked in it.
     sigset_t none;
     sigemptyset(&none);

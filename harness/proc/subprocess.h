@@ -26,6 +26,10 @@ struct SpawnOptions {
   bool search_path = false;  // argv[0] without a '/' is looked up in $PATH
   bool own_group = false;    // its own process group (a terminal's Ctrl-C stays ours)
   int death_signal = 0;      // sent to it when we die (PR_SET_PDEATHSIG); 0: none
+  // Closes every descriptor above stderr in it, even those without
+  // close-on-exec (a socket a library opened without it would otherwise
+  // live on in the child and keep a connection open).
+  bool close_other_fds = false;
 };
 
 // The program could not be started: "cannot run 'PROG': No such file or

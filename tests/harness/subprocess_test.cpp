@@ -181,6 +181,26 @@ TEST(Subprocess, WorkingDirectoryPathSearchAndDevNull) {
   EXPECT_EQ(quiet.err, "kept\n");
 }
 
+TEST(Subprocess, CloseOtherFdsClosesDescriptorsWithoutCloseOnExec) {
+  int leak[2];
+  ASSERT_EQ(pipe(leak), 0);  // no O_CLOEXEC: a child inherits both ends
+  const std::string fd = std::to_string(leak[1]);
+  const std::string script = "if [ -e /proc/self/fd/" + fd + " ]; then echo open; else echo closed; fi";
+  EXPECT_EQ(run_to_end({"/bin/sh", "-c", script}, 60).out, "open\n");
+  SpawnOptions options = capture_output();
+  options.close_other_fds = true;
+  EXPECT_EQ(run_to_end({"/bin/sh", "-c", script}, 60, options).out, "closed\n");
+  // A failure is still reported through the pipe it keeps.
+  try {
+    run_to_end({"/nonexistent/program"}, 60, options);
+    ADD_FAILURE() << "started a missing program";
+  } catch (const SpawnError& e) {
+    EXPECT_EQ(e.code(), ENOENT);
+  }
+  close(leak[0]);
+  close(leak[1]);
+}
+
 TEST(Subprocess, AMissingProgramIsAClearError) {
   try {
     Subprocess child({"/nonexistent/soapbench-no-such-program"});
