@@ -1,11 +1,8 @@
 #include "proc/server_process.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +13,6 @@
 #include <sstream>
 #include <regex>
 #include <stdexcept>
-#include <thread>
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
@@ -61,33 +57,12 @@ ServerProcess::ServerProcess(const std::string& program, const std::string& mode
 ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::string& address_pattern,
                              double startup_timeout_s) {
   const std::string& program = args.at(0);
-  int out_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-  std::vector<std::string> arg_copies = args;
-  std::vector<char*> argv;
-  for (auto& a : arg_copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t driver = getpid();
-  pid_ = fork();
-  if (pid_ < 0) {
-    const int err = errno;
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    throw std::runtime_error(std::string("fork: ") + strerror(err));
-  }
-  if (pid_ == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // a killed driver leaves no server behind
-    if (getppid() != driver) _exit(125);
-    setpgid(0, 0);  // Ctrl-C is the driver's to handle; it stops the server last
-    dup2(out_pipe[1], STDOUT_FILENO);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  ::close(out_pipe[1]);
-  out_fd_ = out_pipe[0];
+  SpawnOptions options;
+  options.out = Stream::pipe;
+  options.own_group = true;        // Ctrl-C is the driver's to handle; it stops the server last
+  options.death_signal = SIGTERM;  // a killed driver leaves no server behind
+  process_ = Subprocess(args, options);
+  const int out_fd = process_.out_fd();
 
   std::string text;
   const auto deadline = std::chrono::steady_clock::now() +
@@ -97,10 +72,10 @@ ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::st
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
-    pollfd p{out_fd_, POLLIN, 0};
+    pollfd p{out_fd, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
     char buf[512];
-    const ssize_t n = ::read(out_fd_, buf, sizeof buf);
+    const ssize_t n = ::read(out_fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
@@ -120,22 +95,10 @@ ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::st
 ServerProcess::~ServerProcess() { stop(); }
 
 std::string ServerProcess::stop(double grace_s) {
-  if (pid_ <= 0) return ended_;
-  ::kill(pid_, SIGTERM);
-  int status = 0;
-  pid_t got = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
-  while ((got = waitpid(pid_, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (got == 0) {
-    ::kill(pid_, SIGKILL);
-    while ((got = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-    }
-  }
-  ended_ = got == pid_ ? describe_wait_status(status) : "lost";
-  pid_ = -1;
-  if (out_fd_ >= 0) ::close(out_fd_);
-  out_fd_ = -1;
+  if (process_.reaped()) return ended_;
+  process_.terminate(grace_s);
+  process_.close_out();
+  ended_ = process_.lost() ? "lost" : describe_wait_status(process_.status());
   return ended_;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "proc/subprocess.h"
+
 namespace soapbench {
 
 // A server child process on a free loopback port: soapbench-server, or any
@@ -33,15 +35,14 @@ class ServerProcess {
   const std::string& url() const { return url_; }  // http://127.0.0.1:PORT/echo
   uint16_t port() const { return port_; }           // the PORT of url(); 0 if it names none
   const std::string& first_line() const { return first_line_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.reaped() ? -1 : process_.pid(); }  // -1 once stopped
 
   // SIGTERM, up to `grace_s` for a clean exit, then SIGKILL. Returns how it
   // ended ("exit 0", "killed by signal 9 (Killed)"); idempotent.
   std::string stop(double grace_s = 3);
 
  private:
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
+  Subprocess process_;  // nothing until the constructor starts it
   uint16_t port_ = 0;
   std::string url_, first_line_, ended_;
 };

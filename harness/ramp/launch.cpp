@@ -1,17 +1,13 @@
 // The driver side of the worker processes: spawning, the line protocol, reaping.
 #include "ramp/launch.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -29,11 +25,6 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
 }  // namespace
 
 WorkerGroup::WorkerGroup(const std::string& program, const std::vector<WorkerPlan>& plans) {
@@ -46,48 +37,17 @@ WorkerGroup::WorkerGroup(const std::string& program, const std::vector<WorkerPla
 }
 
 void WorkerGroup::spawn(const std::string& program, const std::vector<WorkerPlan>& plans) {
-  const pid_t driver = getpid();
-  // argv is built before fork: only async-signal-safe calls happen in the child.
-  std::string arg0 = program, arg1 = "worker";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  SpawnOptions options;
+  options.in = Stream::pipe;
+  options.out = Stream::pipe;
+  options.own_group = true;        // out of the terminal's foreground group: Ctrl-C is the driver's
+  options.death_signal = SIGKILL;  // a worker must never outlive the driver, even one killed with SIGKILL
   workers_.reserve(plans.size());
   for (const auto& plan : plans) {
-    int in_pipe[2], out_pipe[2];
-    if (pipe2(in_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-    if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-      ::close(in_pipe[0]);
-      ::close(in_pipe[1]);
-      throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-    }
-    const pid_t pid = fork();
-    if (pid < 0) {
-      const int err = errno;
-      for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) ::close(fd);
-      throw std::runtime_error(std::string("fork: ") + strerror(err));
-    }
-    if (pid == 0) {
-      // A worker must never outlive the driver, even one killed with SIGKILL.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != driver) _exit(125);
-      setpgid(0, 0);  // out of the terminal's foreground group: Ctrl-C is the driver's
-      dup2(in_pipe[0], STDIN_FILENO);
-      dup2(out_pipe[1], STDOUT_FILENO);
-      sigset_t none;
-      sigemptyset(&none);
-      sigprocmask(SIG_SETMASK, &none, nullptr);
-      execv(program.c_str(), argv);
-      const char msg[] = "soapbench: cannot execute the worker program\n";
-      [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-      _exit(127);
-    }
-    ::close(in_pipe[0]);
-    ::close(out_pipe[1]);
     Worker w;
-    w.pid = pid;
-    w.to_child = in_pipe[1];
-    w.from_child = out_pipe[0];
-    workers_.push_back(w);
-    write_all(w.to_child, nlohmann::json{{"plan", plan_to_json(plan)}}.dump() + "\n");
+    w.process = Subprocess({program, "worker"}, options);
+    workers_.push_back(std::move(w));
+    write_all(workers_.back().process.in_fd(), nlohmann::json{{"plan", plan_to_json(plan)}}.dump() + "\n");
   }
 }
 
@@ -96,9 +56,9 @@ WorkerGroup::~WorkerGroup() { kill_all(); }
 void WorkerGroup::go(double start_at_unix_s) {
   const std::string line = nlohmann::json{{"start_at_unix_s", start_at_unix_s}}.dump() + "\n";
   for (auto& w : workers_) {
-    if (w.to_child < 0) continue;
-    write_all(w.to_child, line);
-    close_fd(w.to_child);  // nothing more to say: a worker reads EOF afterwards
+    if (w.process.in_fd() < 0) continue;
+    write_all(w.process.in_fd(), line);
+    w.process.close_in();  // nothing more to say: a worker reads EOF afterwards
   }
 }
 
@@ -107,8 +67,8 @@ std::vector<WorkerMessage> WorkerGroup::poll(double timeout_s, int wake_fd) {
   std::vector<pollfd> fds;
   std::vector<size_t> owner;
   for (size_t i = 0; i < workers_.size(); ++i) {
-    if (workers_[i].from_child < 0) continue;
-    fds.push_back({workers_[i].from_child, POLLIN, 0});
+    if (workers_[i].process.out_fd() < 0) continue;
+    fds.push_back({workers_[i].process.out_fd(), POLLIN, 0});
     owner.push_back(i);
   }
   if (wake_fd >= 0) fds.push_back({wake_fd, POLLIN, 0});
@@ -124,13 +84,13 @@ std::vector<WorkerMessage> WorkerGroup::poll(double timeout_s, int wake_fd) {
 void WorkerGroup::read_from(size_t index, std::vector<WorkerMessage>& out) {
   Worker& w = workers_[index];
   char buf[65536];
-  const ssize_t n = ::read(w.from_child, buf, sizeof buf);
+  const ssize_t n = ::read(w.process.out_fd(), buf, sizeof buf);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   if (n <= 0) {  // end of output: the worker is ending
     if (!w.pending.empty()) parse_line(index, w.pending, out);
     w.pending.clear();
-    close_fd(w.from_child);
-    close_fd(w.to_child);
+    w.process.close_out();
+    w.process.close_in();
     reap(index, out);
     return;
   }
@@ -171,19 +131,15 @@ void WorkerGroup::parse_line(size_t index, const std::string& line, std::vector<
 void WorkerGroup::reap(size_t index, std::vector<WorkerMessage>& out) {
   Worker& w = workers_[index];
   // Its output has closed, so it is exiting; give it a moment, then insist.
-  int status = 0;
-  pid_t got = 0;
-  for (int i = 0; i < 200 && (got = waitpid(w.pid, &status, WNOHANG)) == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  if (got == 0) {
-    ::kill(w.pid, SIGKILL);
-    got = waitpid(w.pid, &status, 0);
+  if (!w.process.wait_for(1.0)) {
+    w.process.signal(SIGKILL);
+    w.process.wait();
   }
   w.exited = true;
   WorkerMessage m;
   m.type = WorkerMessage::Type::exited;
   m.worker = index;
-  m.text = got == w.pid ? describe_wait_status(status) : "lost (waitpid failed)";
+  m.text = w.process.lost() ? "lost (waitpid failed)" : describe_wait_status(w.process.status());
   out.push_back(std::move(m));
 }
 
@@ -194,19 +150,17 @@ bool WorkerGroup::all_exited() const {
 }
 
 void WorkerGroup::terminate() {
-  for (const auto& w : workers_)
-    if (!w.exited) ::kill(w.pid, SIGTERM);
+  for (auto& w : workers_)
+    if (!w.exited) w.process.signal(SIGTERM);
 }
 
 void WorkerGroup::kill_all() {
   for (auto& w : workers_) {
-    close_fd(w.to_child);
-    close_fd(w.from_child);
+    w.process.close_in();
+    w.process.close_out();
     if (w.exited) continue;
-    ::kill(w.pid, SIGKILL);
-    int status = 0;
-    while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    w.process.signal(SIGKILL);
+    w.process.wait();
     w.exited = true;
   }
 }

@@ -28,6 +28,7 @@
 
 #include "engine/engine.h"
 #include "proc/signals.h"
+#include "proc/subprocess.h"
 
 namespace soapbench {
 
@@ -60,7 +61,7 @@ class WorkerGroup {
   WorkerGroup& operator=(const WorkerGroup&) = delete;
 
   size_t size() const { return workers_.size(); }
-  pid_t pid(size_t worker) const { return workers_[worker].pid; }
+  pid_t pid(size_t worker) const { return workers_[worker].process.pid(); }
 
   // Tells every worker when to start (realtime seconds since the epoch).
   void go(double start_at_unix_s);
@@ -81,9 +82,7 @@ class WorkerGroup {
 
  private:
   struct Worker {
-    pid_t pid = -1;
-    int to_child = -1;    // its stdin
-    int from_child = -1;  // its stdout
+    Subprocess process;   // its stdin and stdout are pipes to us
     std::string pending;  // bytes read, not yet a whole line
     bool exited = false;
   };

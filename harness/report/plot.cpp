@@ -2,23 +2,20 @@
 // on the script in the output directory.
 #include "report/plot.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "proc/subprocess.h"
 #include "report/report.h"
-
-extern char** environ;
 
 namespace soapbench {
 
@@ -136,52 +133,30 @@ std::string gnuplot_terminals() {
 }
 
 void run_gnuplot(const std::string& gnuplot, const fs::path& dir, const std::string& script_name) {
-  int err_pipe[2];
-  if (pipe2(err_pipe, O_CLOEXEC) != 0)
-    throw std::runtime_error(fmt::format("cannot run gnuplot: pipe: {}", std::strerror(errno)));
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-
-  std::vector<std::string> args = {gnuplot, script_name};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, gnuplot.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(err_pipe[0]);
-    if (rc == ENOENT)
+  SpawnOptions options;
+  options.in = Stream::null;
+  options.out = Stream::null;
+  options.err = Stream::pipe;  // what it says is the message of a failure
+  options.dir = dir.string();
+  options.search_path = true;
+  RunResult run;
+  try {
+    run = run_to_end({gnuplot, script_name}, std::numeric_limits<double>::infinity(), options);
+  } catch (const SpawnError& e) {
+    if (e.code() == ENOENT)
       throw std::runtime_error(fmt::format(
           "gnuplot not found: cannot run '{}' (install gnuplot-nox, or choose another program)",
           gnuplot));
-    throw std::runtime_error(fmt::format("cannot run '{}': {}", gnuplot, std::strerror(rc)));
+    throw std::runtime_error(fmt::format("cannot run '{}': {}", gnuplot, std::strerror(e.code())));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("cannot run gnuplot: {}", e.what()));  // pipe or fork
   }
-
-  std::string errors;
-  char buffer[4096];
-  for (ssize_t n; (n = read(err_pipe[0], buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    errors.append(buffer, static_cast<size_t>(n));
-  }
-  close(err_pipe[0]);
-
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = run.status;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string how = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
                                               : fmt::format("signal {}", WTERMSIG(status));
     throw std::runtime_error(fmt::format("gnuplot failed on '{}' ({}): {}",
-                                         (dir / script_name).string(), how, errors));
+                                         (dir / script_name).string(), how, run.err));
   }
 }
 

@@ -22,54 +22,22 @@ std::string bin_path(const std::string& program) { return std::string(SOAPBENCH_
 
 // ---- Program ---------------------------------------------------------------
 
-Program::Program(const std::vector<std::string>& argv) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
-    throw std::runtime_error("pipe failed");
-  std::vector<std::string> args = argv;
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  cargs.push_back(nullptr);
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    const int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, STDIN_FILENO);
-    execv(cargs[0], cargs.data());
-    _exit(127);
-  }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  out_fd_ = out_pipe[0];
-  err_fd_ = err_pipe[0];
-}
+Program::Program(const std::vector<std::string>& argv) : process_(argv, capture_output()) {}
 
-Program::~Program() {
-  if (!exit_code_ && pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-  }
-  if (out_fd_ >= 0) ::close(out_fd_);
-  if (err_fd_ >= 0) ::close(err_fd_);
-}
+Program::~Program() = default;  // the Subprocess kills and reaps it if still running
 
 void Program::pump(std::chrono::milliseconds timeout) {
-  pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+  pollfd fds[2] = {{process_.out_fd(), POLLIN, 0}, {process_.err_fd(), POLLIN, 0}};
   if (::poll(fds, 2, static_cast<int>(timeout.count())) <= 0) return;
-  int* fd[2] = {&out_fd_, &err_fd_};
   std::string* text[2] = {&out_, &err_};
   for (int i = 0; i < 2; ++i) {
-    if (*fd[i] < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     char buf[8192];
-    const ssize_t n = ::read(*fd[i], buf, sizeof buf);
+    const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
     if (n > 0) {
       text[i]->append(buf, static_cast<size_t>(n));
     } else if (n == 0) {
-      ::close(*fd[i]);
-      *fd[i] = -1;
+      i == 0 ? process_.close_out() : process_.close_err();
     }
   }
 }
@@ -80,7 +48,7 @@ bool Program::wait_for_line(const std::string& text, std::chrono::milliseconds t
     size_t start = 0;
     for (size_t nl; (nl = out_.find('\n', start)) != std::string::npos; start = nl + 1)
       if (out_.substr(start, nl - start).find(text) != std::string::npos) return true;
-    if (out_fd_ < 0 || std::chrono::steady_clock::now() >= deadline) return false;
+    if (process_.out_fd() < 0 || std::chrono::steady_clock::now() >= deadline) return false;
     pump(20ms);
   }
 }
@@ -89,15 +57,14 @@ std::optional<int> Program::wait(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!exit_code_) {
     pump(20ms);
-    int status = 0;
-    const pid_t got = waitpid(pid_, &status, WNOHANG);
-    if (got == pid_) {
+    if (process_.try_wait()) {
+      const int status = process_.status();
       exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     } else if (std::chrono::steady_clock::now() >= deadline) {
       return std::nullopt;
     }
   }
-  while (out_fd_ >= 0 || err_fd_ >= 0) pump(100ms);  // the rest of the output
+  while (process_.out_fd() >= 0 || process_.err_fd() >= 0) pump(100ms);  // the rest of the output
   return exit_code_;
 }
 

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "proc/subprocess.h"
+
 namespace soapbench::test {
 
 using namespace std::chrono_literals;
@@ -29,7 +31,7 @@ class Program {
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.pid(); }
   // Reads output until a stdout line contains `text`; false on timeout or exit.
   bool wait_for_line(const std::string& text, std::chrono::milliseconds timeout);
   // Waits for the exit and returns the exit code (128 + signal when killed);
@@ -41,8 +43,7 @@ class Program {
 
  private:
   void pump(std::chrono::milliseconds timeout);  // reads what is available
-  pid_t pid_ = -1;
-  int out_fd_ = -1, err_fd_ = -1;
+  Subprocess process_;  // stdin /dev/null, stdout and stderr pipes
   std::string out_, err_;
   std::optional<int> exit_code_;
 };

@@ -1,8 +1,6 @@
 #include "server_process.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +10,6 @@
 #include <cstring>
 #include <regex>
 #include <stdexcept>
-#include <thread>
 
 namespace soapbench::test {
 namespace {
@@ -57,38 +54,19 @@ std::string server_binary() {
 ServerProcess::ServerProcess(const std::vector<std::string>& flags, milliseconds startup_timeout) {
   std::vector<std::string> args = {server_binary(), "--port", "0", "--report-interval", "0"};
   args.insert(args.end(), flags.begin(), flags.end());
-  // Everything the child needs is prepared before fork(): after it, only
-  // async-signal-safe calls are allowed in a multi-threaded parent.
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + strerror(errno));
-  const pid_t parent = getpid();
-  pid_ = fork();
-  if (pid_ < 0) {
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    throw std::runtime_error(std::string("fork: ") + strerror(errno));
-  }
-  if (pid_ == 0) {
-    // If the test process dies (crash, ctest timeout) the server goes with it.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    // No test socket may leak into the server: it would keep connections open
-    // that the test expects the server to close.
-    close_range(3, ~0U, 0);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ::close(pipe_fds[1]);
-  stdout_fd_ = pipe_fds[0];
+  SpawnOptions options;
+  options.out = Stream::pipe;
+  // If the test process dies (crash, ctest timeout) the server goes with it.
+  options.death_signal = SIGKILL;
+  // No test socket may leak into the server: it would keep connections open
+  // that the test expects the server to close.
+  options.close_other_fds = true;
+  process_ = Subprocess(args, options);
+  const int stdout_fd = process_.out_fd();
 
   const auto deadline = Clock::now() + startup_timeout;
   std::string seen;
-  while (seen.find('\n') == std::string::npos && read_more(stdout_fd_, deadline, seen)) {
+  while (seen.find('\n') == std::string::npos && read_more(stdout_fd, deadline, seen)) {
   }
   const size_t eol = seen.find('\n');
   first_line_ = seen.substr(0, eol);
@@ -104,38 +82,24 @@ ServerProcess::ServerProcess(const std::vector<std::string>& flags, milliseconds
   port_ = static_cast<uint16_t>(std::stoul(m[1]));
 }
 
-ServerProcess::~ServerProcess() {
-  if (running()) {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  if (stdout_fd_ >= 0) ::close(stdout_fd_);
-}
+ServerProcess::~ServerProcess() = default;  // the Subprocess kills and reaps it if still running
 
 std::string ServerProcess::endpoint() const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/echo";
 }
 
 bool ServerProcess::running() {
-  if (exit_) return false;
-  int status = 0;
-  const pid_t r = waitpid(pid_, &status, WNOHANG);
-  if (r == pid_) exit_ = decode(status);
+  if (!exit_ && process_.try_wait()) exit_ = decode(process_.status());
   return !exit_;
 }
 
 void ServerProcess::send_signal(int sig) {
-  if (running()) ::kill(pid_, sig);
+  if (running()) process_.signal(sig);
 }
 
 std::optional<ExitStatus> ServerProcess::wait_exit(milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (running()) {
-    if (Clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  if (!exit_ && process_.wait_for(std::chrono::duration<double>(timeout).count()))
+    exit_ = decode(process_.status());
   return exit_;
 }
 
@@ -143,7 +107,7 @@ std::string ServerProcess::read_stdout(milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   std::string out = std::move(pending_);
   pending_.clear();
-  while (read_more(stdout_fd_, deadline, out)) {
+  while (read_more(process_.out_fd(), deadline, out)) {
   }
   return out;
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "proc/subprocess.h"
+
 namespace soapbench::test {
 
 using std::chrono::milliseconds;
@@ -36,7 +38,7 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   uint16_t port() const { return port_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.pid(); }
   // The announcement line, without its newline.
   const std::string& first_line() const { return first_line_; }
   // http://127.0.0.1:PORT/echo, for the gSOAP proxy.
@@ -52,8 +54,7 @@ class ServerProcess {
   std::string read_stdout(milliseconds timeout);
 
  private:
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
+  Subprocess process_;  // its stdout a pipe to us
   uint16_t port_ = 0;
   std::string first_line_;
   std::string pending_;  // bytes read past the first line
