@@ -128,16 +128,30 @@ find_package(ZLIB REQUIRED)
 #   SOAP_PTRHASH=32       211,764  kept: the pointer hash (4096 entries by default) is
 #   SOAP_IDHASH=19                 cleared by soap_end for every message: a 32 KB
 #                                  memset; only multi-ref serialization uses it
-#   WITH_FAST             211,770  dropped: no gain
-#   -O3                            already: CMake's Release flags are -O3
+#   WITH_FAST             211,770  no gain: stdsoap2.h defines it already (2.7.15 on)
+#   -O3                            already: CMake's Release flags are -O3 (-O2: 211,983)
 #   LTO (runtime and      215,721  dropped: echoString 2% worse, echoStruct 2% better
 #   generated code)                (SOAPBENCH_GSOAP_LTO=ON to try again)
+#   SOAP_BUFLEN=16384     211,724  dropped: no gain in memory; the default 65536 reads
+#                                  a large request in fewer system calls
+#   SOAP_BLKLEN=4096      211,770  dropped: no gain
+#   -fno-semantic-        214,576  dropped
+#    interposition
+# What is left is gSOAP's character-at-a-time XML: soap_string_in/soap_getutf8/
+# soap_get parse the 1 KB string at about 85 instructions a byte, soap_string_out
+# writes it at about 50.
 set(SOAPBENCH_GSOAP_DEFINES
   # As Debian builds its gsoapssl++: TLS and compression for later work.
   WITH_IPV6 WITH_DOM WITH_OPENSSL WITH_GZIP
   # Tuned for document/literal, measured as above.
-  WITH_NOIDREF SOAP_PTRHASH=32 SOAP_IDHASH=19
-  CACHE STRING "Macros the in-tree gSOAP runtime and every user of stdsoap2.h are built with")
+  WITH_NOIDREF SOAP_PTRHASH=32 SOAP_IDHASH=19)
+# To measure another set (scripts/bench-instructions --bin on a second build dir):
+# -DSOAPBENCH_GSOAP_MACROS="WITH_IPV6;...", which replaces all of the above.
+set(SOAPBENCH_GSOAP_MACROS "" CACHE STRING
+    "Replaces the macros the in-tree gSOAP runtime and every user of stdsoap2.h are built with (empty: the measured ones)")
+if(SOAPBENCH_GSOAP_MACROS)
+  set(SOAPBENCH_GSOAP_DEFINES ${SOAPBENCH_GSOAP_MACROS})
+endif()
 set(SOAPBENCH_GSOAP_OPTIONS "" CACHE STRING "Compile options of the in-tree gSOAP runtime and generated code")
 option(SOAPBENCH_GSOAP_LTO "Link-time optimisation across the gSOAP runtime and the generated code" OFF)
 
