@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,9 +34,50 @@ EchoService& self(struct soap* s) { return *static_cast<EchoService*>(s->user); 
 // select() before every system call to apply their timeouts, a third of the
 // syscalls of a keep-alive request. Only when the socket is not ready does the
 // call fall back to gSOAP's, which then waits with the timeout.
+int send_now_or_wait(struct soap* s, const char* buf, size_t n);
+
+// A held header goes out with the body's first bytes in one sendmsg; whatever the
+// socket does not take then follows the ordinary way.
+int send_with_header(struct soap* s, const char* buf, size_t n) {
+  EchoService& e = self(s);
+  std::string header = std::move(e.held_header());
+  e.held_header().clear();
+  size_t done = 0;  // of header + body
+  if (!e.has_unsent_output()) {
+    iovec iov[2] = {{header.data(), header.size()}, {const_cast<char*>(buf), n}};
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 2;
+    ssize_t sent;
+    do sent = ::sendmsg(s->socket, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent > 0) done = static_cast<size_t>(sent);
+  }
+  if (done < header.size()) {
+    if (const int rc = send_now_or_wait(s, header.data() + done, header.size() - done)) return rc;
+    done = header.size();
+  }
+  done -= header.size();
+  return done == n ? SOAP_OK : send_now_or_wait(s, buf + done, n - done);
+}
+
 int counting_send(struct soap* s, const char* buf, size_t n) {
   EchoService& e = self(s);
   e.stats().add(e.stats().bytes_out, n);
+  if (e.holding_header()) {
+    e.stop_holding_header();
+    // Only a complete header alone: a body must follow it.
+    if (n >= 4 && std::memcmp(buf + n - 4, "\r\n\r\n", 4) == 0) {
+      e.held_header().assign(buf, n);
+      return SOAP_OK;
+    }
+  }
+  if (!e.held_header().empty()) return send_with_header(s, buf, n);
+  return send_now_or_wait(s, buf, n);
+}
+
+int send_now_or_wait(struct soap* s, const char* buf, size_t n) {
+  EchoService& e = self(s);
   if (e.has_unsent_output()) {  // behind what already waits
     e.add_unsent_output(buf, n);
     return SOAP_OK;
@@ -78,6 +120,7 @@ int response_line(struct soap* s, int status, ULONG64 count) {
   if (status == SOAP_OK || status == SOAP_FILE) http = 200;
   else if (status >= 100 && status < 600) http = status;
   self(s).note_status(http);
+  if (count > 0) self(s).hold_header();  // a stored body of `count` bytes follows the header
   return default_fresponse(s, status, count);
 }
 
@@ -196,6 +239,8 @@ void EchoService::attach(int fd) {
   soap->bufidx = soap->buflen = 0;
   pending_.clear();
   pending_pos_ = 0;
+  hold_header_ = false;
+  header_.clear();
 }
 
 int EchoService::fd() const { return fd_; }

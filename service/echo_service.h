@@ -56,6 +56,13 @@ class EchoService : public EchoBindingService {
   Stats& stats() { return stats_; }
   const Config& config() const { return config_; }
   void note_status(int status) { status_ = status; }
+  // One send per response: gSOAP writes a stored response's HTTP header and its
+  // body in two fsend calls; the header is held and goes out with the body in
+  // one sendmsg. hold_header() is called when a response with a body starts.
+  void hold_header() { hold_header_ = true; }
+  bool holding_header() const { return hold_header_; }
+  void stop_holding_header() { hold_header_ = false; }
+  std::string& held_header() { return header_; }
 
   EchoBindingService* copy() override;
   int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override;
@@ -81,6 +88,8 @@ class EchoService : public EchoBindingService {
   std::string unsent_;     // output the socket could not take yet (keep_unsent_output)
   size_t unsent_pos_ = 0;
   bool close_when_sent_ = false;
+  bool hold_header_ = false;  // the next fsend is a response's header: hold it
+  std::string header_;        // a held header, sent with the body's first bytes
 };
 
 }  // namespace soapbench::server
