@@ -59,6 +59,13 @@ Config parse_args(int argc, char** argv, int& exit_code) {
                  "that would pass it gets HTTP 503 and its connection closes")
       ->transform(CLI::AsSizeValue(false))->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 40))
       ->default_str("1G");
+  app.add_option("--max-attributes", c.max_attributes,
+                 "Attributes per element, namespace declarations included; more is refused with a fault "
+                 "(gSOAP's parse time grows with their square)")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))->capture_default_str();
+  app.add_option("--max-namespaces", c.max_namespaces,
+                 "Namespace declarations in scope at once; more is refused with a fault")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))->capture_default_str();
   app.add_option("--report-interval", c.report_interval_s, "Seconds between progress lines; 0 for none")
       ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
   app.add_option("--grace", c.grace_s, "Seconds to finish requests in flight on SIGINT/SIGTERM")

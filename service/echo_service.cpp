@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "soapbench/contract.h"
+#include "xml_guard.h"
 
 namespace soapbench::server {
 namespace {
@@ -126,14 +127,6 @@ std::string xml_text(std::string_view text) {
     else out += c;
   }
   return out;
-}
-
-// "<!DOCTYPE" in any case: XML names are case-sensitive, but a parser that skips
-// "<!doctype" must not get it past the guard either.
-bool has_doctype(std::string_view body) {
-  for (size_t at = body.find("<!"); at != std::string_view::npos; at = body.find("<!", at + 2))
-    if (body.size() - at >= 9 && strncasecmp(body.data() + at + 2, "DOCTYPE", 7) == 0) return true;
-  return false;
 }
 
 }  // namespace
@@ -267,12 +260,14 @@ bool EchoService::serve_one(Connection& c) {
   s->socket = c.fd();
   s->bufidx = s->buflen = 0;
   s->keep_alive = config_.keepalive ? 1 : 0;
-  if (has_doctype(body_)) {
-    // gSOAP skips a DTD without complaint; SOAP 1.1 (section 3) forbids one, and
-    // entity declarations are how XML bombs start. Refuse the message instead.
-    refuse(c, {500, "A DTD is not allowed in a SOAP message (SOAP 1.1, section 3)"});
-    conn_ = nullptr;
-    return false;
+  if (head.method == "POST") {
+    const XmlLimits limits{config_.max_attributes, config_.max_namespaces};
+    if (std::string fault = check_xml(body_, limits, rewritten_); !fault.empty()) {
+      refuse(c, {500, std::move(fault)});
+      conn_ = nullptr;
+      return false;
+    }
+    if (!rewritten_.empty()) body_ = rewritten_;
   }
   if (soap_begin_serve(s) == SOAP_OK) {
     if (!path_is_endpoint(s->path)) {

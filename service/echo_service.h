@@ -55,6 +55,7 @@ class EchoService : public EchoBindingService {
   int status_ = 0;              // HTTP status of its response; 0 until one is sent
   std::string head_;            // the request head gSOAP parses (framing fields removed)
   std::string_view body_;       // the framed body (decoded)
+  std::string rewritten_;       // the body with long character references rewritten (check_xml)
   size_t head_pos_ = 0;
   size_t body_pos_ = 0;
 };
