@@ -262,7 +262,7 @@ bool EchoService::serve_one(Connection& c) {
   s->keep_alive = config_.keepalive ? 1 : 0;
   if (head.method == "POST") {
     const XmlLimits limits{config_.max_attributes, config_.max_namespaces};
-    if (std::string fault = check_xml(body_, limits, rewritten_); !fault.empty()) {
+    if (std::string fault = guard_.check(body_, limits, rewritten_); !fault.empty()) {
       refuse(c, {500, std::move(fault)});
       conn_ = nullptr;
       return false;
@@ -285,6 +285,7 @@ bool EchoService::serve_one(Connection& c) {
   soap_destroy(s);
   soap_end(s);
   conn_ = nullptr;
+  if (rewritten_.capacity() > 64 * 1024) std::string().swap(rewritten_);  // a large body's copy goes with it
   // After an error the connection closes: a client out of step gets no second guess.
   return !failed && s->keep_alive;
 }

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "connection.h"
 #include "stats.h"
+#include "xml_guard.h"
 
 namespace soapbench::server {
 
@@ -55,7 +56,8 @@ class EchoService : public EchoBindingService {
   int status_ = 0;              // HTTP status of its response; 0 until one is sent
   std::string head_;            // the request head gSOAP parses (framing fields removed)
   std::string_view body_;       // the framed body (decoded)
-  std::string rewritten_;       // the body with long character references rewritten (check_xml)
+  XmlGuard guard_;
+  std::string rewritten_;       // the body with long character references rewritten (XmlGuard)
   size_t head_pos_ = 0;
   size_t body_pos_ = 0;
 };

@@ -2,9 +2,10 @@
 
 #include <strings.h>
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
-#include <unordered_map>
+#include <cstring>
 #include <vector>
 
 namespace soapbench::server {
@@ -39,11 +40,31 @@ void append_utf8(std::string& out, uint32_t c) {
   }
 }
 
+// Eight bytes at a time: the guard runs on every request, and most bytes are
+// plain ASCII text that needs no look of its own.
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kHighs = 0x8080808080808080ull;
+uint64_t load8(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+// Non-zero when some byte of w is below n (n <= 128).
+uint64_t has_less(uint64_t w, uint8_t n) { return (w - kOnes * n) & ~w & kHighs; }
+uint64_t has_byte(uint64_t w, char c) { return has_less(w ^ (kOnes * static_cast<uint8_t>(c)), 1); }
+
 // The first byte that is not a well-formed UTF-8 XML character, and why.
 size_t first_bad_char(std::string_view s, std::string& why) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   for (size_t i = 0; i < n;) {
+    if (i + 8 <= n) {  // eight printable ASCII characters: nothing to check
+      const uint64_t w = load8(s.data() + i);
+      if ((w & kHighs) == 0 && has_less(w, 0x20) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     const unsigned char b = p[i];
     if (b >= 0x20 && b < 0x80) { ++i; continue; }
     if (b < 0x80) {
@@ -130,14 +151,36 @@ bool valid_date_time(std::string_view v) {
   return zh >= 0 && zm >= 0 && zm <= 59 && (zh < 14 || (zh == 14 && zm == 0));
 }
 
+// Character classes for the binary types: one table look per character, since
+// binary fields are most of an echoStruct's bytes.
+enum : uint8_t { kOther = 0, kBase64 = 1, kHex = 2, kPad = 4, kSpace = 8 };
+constexpr std::array<uint8_t, 256> kClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kBase64;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kBase64;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kBase64 | kHex;
+  for (int c = 'a'; c <= 'f'; ++c) t[c] |= kHex;
+  for (int c = 'A'; c <= 'F'; ++c) t[c] |= kHex;
+  t['+'] = t['/'] = kBase64;
+  t['='] = kPad;
+  t[' '] = t['\t'] = t['\r'] = t['\n'] = kSpace;
+  return t;
+}();
+uint8_t char_class(char c) { return kClass[static_cast<unsigned char>(c)]; }
+
 bool valid_base64(std::string_view v) {
   size_t n = 0, pad = 0;
   for (char c : v) {
-    if (is_space(c)) continue;
-    if (c == '=') { ++pad; ++n; continue; }
-    const bool b64 = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '+' || c == '/';
-    if (!b64 || pad > 0) return false;  // a character after padding
-    ++n;
+    const uint8_t k = char_class(c);
+    if (k & kBase64) {
+      if (pad > 0) return false;  // a character after padding
+      ++n;
+    } else if (k == kPad) {
+      ++pad;
+      ++n;
+    } else if (k != kSpace) {
+      return false;
+    }
   }
   return n % 4 == 0 && pad <= 2;
 }
@@ -145,7 +188,7 @@ bool valid_base64(std::string_view v) {
 bool valid_hex(std::string_view v) {
   v = collapse(v);
   for (char c : v)
-    if (!is_digit(c) && !((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+    if (!(char_class(c) & kHex)) return false;
   return v.size() % 2 == 0;
 }
 
@@ -181,8 +224,10 @@ std::string_view local_of(std::string_view qname) {
 
 class Scanner {
  public:
-  Scanner(std::string_view body, const XmlLimits& limits, std::string& out) : s_(body), limits_(limits), out_(out) {
-    declared_["xml"] = 1;
+  Scanner(std::string_view body, const XmlLimits& limits, std::string& out, XmlGuard::Buffers& buffers)
+      : s_(body), limits_(limits), out_(out), stack_(buffers.stack), decls_(buffers.decls), prefixes_(buffers.prefixes) {
+    stack_.clear();
+    decls_.clear();
   }
 
   std::string run() {
@@ -193,8 +238,7 @@ class Scanner {
     bad_ = first_bad_char(s_, why);
     size_t p = s_.starts_with("\xEF\xBB\xBF") ? 3 : 0;
     while (p < s_.size()) {
-      const size_t next = s_.find_first_of("<&", p);
-      const size_t stop = next == std::string_view::npos ? s_.size() : next;
+      const size_t stop = next_markup(p);
       if (bad_ < stop) return with_element("Not allowed: " + why);
       if (stop == s_.size()) break;
       std::string fault = s_[stop] == '&' ? reference(stop, p) : markup(stop, p);
@@ -206,12 +250,20 @@ class Scanner {
   }
 
  private:
-  struct Element {
-    std::string_view name;
-    Typed type;
-    size_t text_start;
-    bool simple = true;  // only plain text so far
-  };
+  using Element = XmlGuard::Element;
+
+  // The next '<' or '&' from p, or the end.
+  size_t next_markup(size_t p) const {
+    const char* d = s_.data();
+    const size_t n = s_.size();
+    while (p + 8 <= n) {
+      const uint64_t w = load8(d + p);
+      if (has_byte(w, '<') | has_byte(w, '&')) break;
+      p += 8;
+    }
+    while (p < n && d[p] != '<' && d[p] != '&') ++p;
+    return p;
+  }
 
   std::string with_element(const std::string& what) const {
     return what + (stack_.empty() ? std::string(" (outside any element)") : " in element '" + std::string(stack_.back().name) + "'");
@@ -219,11 +271,22 @@ class Scanner {
 
   // "&...;" at `at`: a predefined entity or a character reference. Sets p past it.
   std::string reference(size_t at, size_t& p) {
+    if (!stack_.empty()) stack_.back().simple = false;
+    // The five predefined entities, the common case, without a search.
+    const char* d = s_.data() + at + 1;
+    const size_t left = s_.size() - at - 1;
+    size_t known = 0;
+    if (left >= 3 && d[1] == 't' && d[2] == ';' && (d[0] == 'l' || d[0] == 'g')) known = 3;
+    else if (left >= 4 && std::memcmp(d, "amp;", 4) == 0) known = 4;
+    else if (left >= 5 && (std::memcmp(d, "quot;", 5) == 0 || std::memcmp(d, "apos;", 5) == 0)) known = 5;
+    if (known) {
+      p = at + 1 + known;
+      return {};
+    }
     const size_t semi = s_.find(';', at);
     if (semi == std::string_view::npos || semi - at > 40) return with_element("An '&' that starts no reference");
     const std::string_view ref = s_.substr(at + 1, semi - at - 1);
     p = semi + 1;
-    if (!stack_.empty()) stack_.back().simple = false;
     if (!ref.starts_with('#')) {
       if (ref == "lt" || ref == "gt" || ref == "amp" || ref == "quot" || ref == "apos") return {};
       return with_element("Undefined entity '&" + std::string(ref) + ";'");
@@ -231,8 +294,8 @@ class Scanner {
     const bool hex = ref.size() > 1 && ref[1] == 'x';
     const std::string_view digits = ref.substr(hex ? 2 : 1);
     uint64_t c = 0;
-    for (char d : digits) {
-      const int v = is_digit(d) ? d - '0' : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10 : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10 : -1;
+    for (char ch : digits) {
+      const int v = is_digit(ch) ? ch - '0' : hex && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : hex && ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
       if (v < 0) return with_element("A malformed character reference '&" + std::string(ref) + ";'");
       c = c * (hex ? 16 : 10) + static_cast<uint64_t>(v);
       if (c > 0x10FFFF) break;
@@ -284,10 +347,11 @@ class Scanner {
 
   std::string close_element(size_t text_end) {
     const Element& e = stack_.back();
-    if (e.type != Typed::none && e.simple) {
+    const auto type = static_cast<Typed>(e.type);
+    if (type != Typed::none && e.simple) {
       const std::string_view v = s_.substr(e.text_start, text_end - e.text_start);
       bool ok = true;
-      switch (e.type) {
+      switch (type) {
         case Typed::decimal: ok = valid_decimal(v); break;
         case Typed::date_time: ok = valid_date_time(v); break;
         case Typed::base64: ok = valid_base64(v); break;
@@ -299,19 +363,19 @@ class Scanner {
         }
         case Typed::none: break;
       }
-      if (!ok) return with_element("Invalid " + std::string(type_name(e.type)) + " value '" + std::string(collapse(v).substr(0, 64)) + "'");
+      if (!ok) return with_element("Invalid " + std::string(type_name(type)) + " value '" + std::string(collapse(v).substr(0, 64)) + "'");
     }
-    while (!decls_.empty() && decls_.back().first == stack_.size()) {
-      --declared_[decls_.back().second];
-      decls_.pop_back();
-    }
+    while (!decls_.empty() && decls_.back().first == stack_.size()) decls_.pop_back();
     stack_.pop_back();
     return {};
   }
 
+  // At most --max-namespaces declarations are in scope: a bounded look.
   bool declared(std::string_view prefix) const {
-    const auto it = declared_.find(prefix);
-    return it != declared_.end() && it->second > 0;
+    if (prefix == "xml") return true;
+    for (const auto& d : decls_)
+      if (d.second == prefix) return true;
+    return false;
   }
 
   std::string start_tag(size_t at, size_t& p) {
@@ -320,7 +384,7 @@ class Scanner {
     while (i < s_.size() && !is_space(s_[i]) && s_[i] != '>' && s_[i] != '/') ++i;
     const std::string_view name = s_.substr(name_start, i - name_start);
     if (!stack_.empty()) stack_.back().simple = false;
-    stack_.push_back({name, typed(local_of(name)), 0});
+    stack_.push_back({name, static_cast<int>(typed(local_of(name))), 0});
     size_t attributes = 0;
     std::vector<std::string_view>& prefixes = prefixes_;  // reused: no allocation per element
     prefixes.assign(1, prefix_of(name));
@@ -347,7 +411,6 @@ class Scanner {
         if (std::string fault = reference(i + 1 + amp, ignored); !fault.empty()) return fault;
       }
       if (attr == "xmlns" || attr.starts_with("xmlns:")) {
-        declared_[attr == "xmlns" ? std::string_view() : attr.substr(6)]++;
         decls_.emplace_back(stack_.size(), attr == "xmlns" ? std::string_view() : attr.substr(6));
         if (decls_.size() > limits_.max_namespaces)
           return with_element("More than " + std::to_string(limits_.max_namespaces) +
@@ -374,17 +437,16 @@ class Scanner {
   size_t copied_ = 0;  // s_ is copied to out_ up to here (once a rewrite began)
   size_t bad_ = std::string_view::npos;  // the first character XML forbids, and why_
   std::string why_;
-  std::vector<std::string_view> prefixes_;
-  std::vector<Element> stack_;
-  std::unordered_map<std::string_view, size_t> declared_;     // prefix -> declarations in scope
-  std::vector<std::pair<size_t, std::string_view>> decls_;     // (depth, prefix), innermost last
+  std::vector<Element>& stack_;
+  std::vector<std::pair<size_t, std::string_view>>& decls_;  // in scope: (depth, prefix), innermost last
+  std::vector<std::string_view>& prefixes_;
 };
 
 }  // namespace
 
-std::string check_xml(std::string_view body, const XmlLimits& limits, std::string& rewritten) {
+std::string XmlGuard::check(std::string_view body, const XmlLimits& limits, std::string& rewritten) {
   rewritten.clear();
-  return Scanner(body, limits, rewritten).run();
+  return Scanner(body, limits, rewritten, buffers_).run();
 }
 
 }  // namespace soapbench::server

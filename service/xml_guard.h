@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace soapbench::server {
 
@@ -23,9 +25,27 @@ struct XmlLimits {
   size_t max_namespaces = 64;  // namespace declarations in scope at once (--max-namespaces)
 };
 
-// "" when the body may go to gSOAP, else the fault text. When long character
-// references had to be rewritten, `rewritten` holds the body to parse instead
-// (it is left empty otherwise).
-std::string check_xml(std::string_view body, const XmlLimits& limits, std::string& rewritten);
+class XmlGuard {
+ public:
+  // "" when the body may go to gSOAP, else the fault text. When long character
+  // references had to be rewritten, `rewritten` holds the body to parse instead
+  // (it is left empty otherwise).
+  std::string check(std::string_view body, const XmlLimits& limits, std::string& rewritten);
+
+  struct Element {
+    std::string_view name;
+    int type;
+    size_t text_start;
+    bool simple = true;  // only plain text so far
+  };
+  struct Buffers {  // kept from one request to the next: no allocation per request
+    std::vector<Element> stack;
+    std::vector<std::pair<size_t, std::string_view>> decls;
+    std::vector<std::string_view> prefixes;
+  };
+
+ private:
+  Buffers buffers_;
+};
 
 }  // namespace soapbench::server
