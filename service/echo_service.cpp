@@ -21,8 +21,15 @@ namespace soapbench::server {
 namespace {
 
 // gSOAP's own I/O and header callbacks are the same for every context; ours wrap them.
-int (*default_fposthdr)(struct soap*, const char*, const char*) = nullptr;
-int (*default_fresponse)(struct soap*, int, ULONG64) = nullptr;
+// Captured once, thread-safely, from the first context: every context starts with the same ones.
+struct GsoapDefaults {
+  int (*fposthdr)(struct soap*, const char*, const char*);
+  int (*fresponse)(struct soap*, int, ULONG64);
+};
+const GsoapDefaults& gsoap_defaults(const struct soap* fresh = nullptr) {
+  static const GsoapDefaults d{fresh->fposthdr, fresh->fresponse};
+  return d;
+}
 
 EchoService& self(struct soap* s) { return *static_cast<EchoService*>(s->user); }
 
@@ -51,7 +58,7 @@ int response_line(struct soap* s, int status, ULONG64 count) {
   if (status == SOAP_OK || status == SOAP_FILE) http = 200;
   else if (status >= 100 && status < 600) http = status;
   self(s).note_status(http);
-  return default_fresponse(s, status, count);
+  return gsoap_defaults().fresponse(s, status, count);
 }
 
 // gSOAP writes "Keep-Alive: timeout=T, max=N" with N its own countdown (1 when
@@ -62,8 +69,8 @@ int post_header(struct soap* s, const char* key, const char* val) {
   if (key && !strcasecmp(key, "Keep-Alive")) return SOAP_OK;
   if (key && val && !strcasecmp(key, "Content-Type") && !strncmp(val, "text/xml", 8) && s->local_namespaces &&
       s->local_namespaces[0].out && !strcmp(s->local_namespaces[0].out, "http://www.w3.org/2003/05/soap-envelope"))
-    return default_fposthdr(s, key, "application/soap+xml; charset=utf-8");
-  return default_fposthdr(s, key, val);
+    return gsoap_defaults().fposthdr(s, key, "application/soap+xml; charset=utf-8");
+  return gsoap_defaults().fposthdr(s, key, val);
 }
 
 int send_body(struct soap* s, const char* content_type, const std::string_view body) {
@@ -138,10 +145,7 @@ EchoService::EchoService(const Config& config, Stats& stats)
       stats_(stats) {
   struct soap* s = soap;
   s->user = this;
-  if (!default_fposthdr) {
-    default_fposthdr = s->fposthdr;
-    default_fresponse = s->fresponse;
-  }
+  gsoap_defaults(s);
   s->fresponse = response_line;
   s->fposthdr = post_header;
   s->fsend = write_to_connection;

@@ -281,8 +281,15 @@ class EventLoops {
         void* p = events[static_cast<size_t>(i)].data.ptr;
         if (p == nullptr) { if (!draining_) accept_all(); }
         else if (p == &stop_fd_) draining_ = true;
-        else if (static_cast<Conn*>(p)->writing) on_writable(static_cast<Conn*>(p));
-        else on_readable(static_cast<Conn*>(p));
+        else {
+          Conn* c = static_cast<Conn*>(p);
+          // The lock orders this loop after the worker (or accepting loop) that last
+          // touched c and re-armed it: epoll hands c over, but is no fence to the compiler or TSan.
+          bool writing;
+          { std::lock_guard lock(c->loop.mutex); writing = c->writing; }
+          if (writing) on_writable(c);
+          else on_readable(c);
+        }
       }
       if (Clock::now() >= next_sweep) {
         sweep(loop, draining_);

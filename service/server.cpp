@@ -50,9 +50,13 @@ struct Server::Impl {
   std::unordered_set<int> live;  // sockets of live connection threads
   size_t live_threads = 0;
 
+  std::mutex stop_mutex;  // stop() may run on the signal thread while main destroys the server
+
   ~Impl() {
     if (listen_fd >= 0) ::close(listen_fd);
+    std::lock_guard lock(stop_mutex);
     if (stop_fd >= 0) ::close(stop_fd);
+    stop_fd = -1;
   }
 
   bool over_connection_limit() {
@@ -162,7 +166,8 @@ void Server::run() {
 
 void Server::stop() {
   const uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = write(impl_->stop_fd, &one, sizeof one);
+  std::lock_guard lock(impl_->stop_mutex);
+  if (impl_->stop_fd >= 0) [[maybe_unused]] ssize_t n = write(impl_->stop_fd, &one, sizeof one);
 }
 
 }  // namespace soapbench::server
