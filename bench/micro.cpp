@@ -1,16 +1,28 @@
 // Micro-benchmarks of the code gSOAP generated from wsdl/echo.wsdl: each echo
 // message serialized into and parsed from memory, with the modes the server uses.
 // Figures are per message; "bytes" is the size of the SOAP envelope (no HTTP).
+// Each benchmark runs 5 times unless --benchmark_repetitions says otherwise, and
+// the console shows the aggregates, among them the min of the repetitions (_min):
+// the figure least disturbed by other load on the machine.
+//
+// soapbench-micro --exchanges=OP:N instead serves N exchanges of OP in memory in
+// one function for callgrind to count (scripts/bench-instructions) and exits.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "envelope.h"
 #include "gsoap_values.h"
 #include "memory_io.h"
 #include "payload.h"
 #include "serve_bench.h"
+#include "soapbench/version.h"
 
 namespace {
 
@@ -146,15 +158,44 @@ std::string envelope(const char* tag, size_t items) {
 
 template <class Body>
 void register_message(const std::string& name, const char* tag, size_t items = 0) {
-  benchmark::RegisterBenchmark(("serialize/" + name).c_str(),
-                               [=](benchmark::State& s) { serialize<Body>(s, tag, items); });
-  benchmark::RegisterBenchmark(("parse/" + name).c_str(),
-                               [=](benchmark::State& s) { parse<Body>(s, tag, items); });
+  bench::with_min(benchmark::RegisterBenchmark(("serialize/" + name).c_str(),
+                                               [=](benchmark::State& s) { serialize<Body>(s, tag, items); }));
+  bench::with_min(benchmark::RegisterBenchmark(("parse/" + name).c_str(),
+                                               [=](benchmark::State& s) { parse<Body>(s, tag, items); }));
+}
+
+// --exchanges=OP:N: serve N exchanges for callgrind and exit.
+int exchanges(std::string_view arg) {
+  const auto colon = arg.find(':');
+  const std::string op(arg.substr(0, colon));
+  const long count = colon == std::string_view::npos ? 0 : std::atol(std::string(arg.substr(colon + 1)).c_str());
+  if ((op != "echoString" && op != "echoStruct") || count <= 0) {
+    std::fprintf(stderr, "soapbench-micro: --exchanges=OP:N needs OP echoString or echoStruct and N > 0\n");
+    return 2;
+  }
+  const std::string message = op == "echoString" ? envelope<_echo__echoString>("echo:echoString", 0)
+                                                 : envelope<_echo__echoStruct>("echo:echoStruct", 1);
+  return bench::serve_exchanges(op, message, count);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  bool repetitions_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--exchanges=")) return exchanges(arg.substr(12));
+    if (arg.starts_with("--benchmark_repetitions")) repetitions_given = true;
+  }
+  static char default_repetitions[] = "--benchmark_repetitions=5";
+  static char aggregates_only[] = "--benchmark_display_aggregates_only=true";
+  if (!repetitions_given) {
+    args.insert(args.begin() + 1, {default_repetitions, aggregates_only});
+    argc = static_cast<int>(args.size());
+    argv = args.data();
+  }
+  benchmark::AddCustomContext("gsoap_runtime", SOAPBENCH_GSOAP_RUNTIME_INFO);
   register_message<_echo__echoString>("echoString_request", "echo:echoString");
   register_message<_echo__echoStringResponse>("echoString_response", "echo:echoStringResponse");
   for (const size_t items : {1, 10}) {

@@ -55,7 +55,7 @@ std::string cpu_model() {
 RunContext collect_machine_context() {
   RunContext c;
   c.soapbench_version = SOAPBENCH_VERSION;
-  c.gsoap_version = SOAPBENCH_GSOAP_VERSION;
+  c.gsoap_version = SOAPBENCH_GSOAP_VERSION ", runtime: " SOAPBENCH_GSOAP_RUNTIME_INFO;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) c.host = host;
   c.cpu_model = cpu_model();

@@ -26,7 +26,8 @@ Config parse_args(int argc, char** argv, int& exit_code) {
   exit_code = -1;
   CLI::App app{"soapbench-server: the gSOAP echo service of wsdl/echo.wsdl"};
   app.set_version_flag("--version", std::string("soapbench-server ") + SOAPBENCH_VERSION +
-                                        " (gSOAP " + SOAPBENCH_GSOAP_VERSION + ")");
+                                        " (gSOAP " + SOAPBENCH_GSOAP_VERSION + ")\ngSOAP runtime: " +
+                                        SOAPBENCH_GSOAP_RUNTIME_INFO);
   const std::map<std::string, Mode> modes{
       {"iterative", Mode::iterative}, {"pool", Mode::pool}, {"per-connection", Mode::per_connection},
       {"loops", Mode::loops}};

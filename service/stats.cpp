@@ -32,6 +32,8 @@ std::string stats_json(const Stats& s, const Config& c) {
       {"server", "soapbench-server"},
       {"version", SOAPBENCH_VERSION},
       {"gsoap_version", SOAPBENCH_GSOAP_VERSION},
+      // Which runtime (source: built in-tree; system: Debian's libgsoap++) and its flags.
+      {"gsoap_runtime", SOAPBENCH_GSOAP_RUNTIME_INFO},
       {"mode", to_string(c.mode)},
       // Serving threads: the pool's size, the loops, the one loop thread, or one per open connection.
       {"threads", c.mode == Mode::pool || c.mode == Mode::loops ? int64_t{c.threads}

@@ -59,6 +59,15 @@ done
 grep -qF "echoString: no run at 10 connections, no target check" <<<"$out" || fail "target line: $out"
 grep -qE "^gSOAP's own CPU per echoString exchange, in memory .*: [0-9]+\.[0-9] us$" <<<"$out" ||
   fail "no in-memory gSOAP line in: $out"
+# The HTTP layer apart: server CPU per request less the in-memory figure, over nginx's.
+for i in "${!rows[@]}"; do
+  IFS=, read -r -a f <<<"${rows[$i]}"
+  want=$(awk -v s="${f[10]}" -v m="${f[19]}" 'BEGIN { printf "%.1f", s - m }')
+  [[ ${f[20]} == "$want" ]] || fail "row $i: HTTP layer '${f[20]}', ${f[10]} - ${f[19]} is $want"
+  want=$(awk -v h="${f[20]}" -v n="${f[11]}" 'BEGIN { printf "%.2f", (n > 0 ? h / n : 0) }')
+  [[ ${f[21]} == "$want" ]] || fail "row $i: HTTP layer over nginx '${f[21]}', not $want"
+done
+grep -qE "^gSOAP runtime: (source|system) " <<<"$out" || fail "no gSOAP runtime line in: $out"
 grep -qF "wrk errors: none" <<<"$out" || fail "wrk errors line: $out"
 # Every server it started is gone (only this test starts the textbook server).
 left=$(pgrep -f "^$BIN/soapbench-textbook-server" || true)

@@ -67,6 +67,9 @@ TEST_P(HttpGet, StatsCountWhatWasSent) {
   EXPECT_GT(client.bytes_sent(), 0u);
   EXPECT_EQ(stats["mode"], GetParam().name);
   EXPECT_EQ(stats["gsoap_version"], "2.8.124");
+  const std::string runtime = stats.value("gsoap_runtime", std::string());
+  EXPECT_TRUE(runtime.starts_with("source stdsoap2.cpp 2.8.124") || runtime.starts_with("system libgsoap++ 2.8.124"))
+      << runtime;
   EXPECT_GT(stats["rss_bytes"].get<uint64_t>(), 0u);
   EXPECT_GE(stats["uptime_s"].get<double>(), 0.0);
   EXPECT_TRUE(stats["cpu"]["user_s"].is_number()) << stats.dump();
