@@ -151,7 +151,13 @@ struct Server::Impl {
   }
 };
 
-Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::move(config), stats)) {}
+Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::move(config), stats)) {
+#ifdef WITH_OPENSSL
+  // gSOAP initialises OpenSSL in the first soap_init() through an unguarded global
+  // flag: done here, before any thread makes a context, it is never raced (TSan).
+  soap_ssl_init();
+#endif
+}
 Server::~Server() = default;
 
 uint16_t Server::listen() {
