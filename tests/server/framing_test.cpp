@@ -269,9 +269,13 @@ TEST_P(Framing, Soap12IsAnsweredAsSoapXml) {
 TEST_P(Framing, RequestsBeyondMaxBufferedGet503) {
   start({"--max-buffered", "100k"});
   const std::string big = http_post(soap_envelope(echo_string_body(std::string(80000, 'x'))));
+  const uint64_t in_before = fetch_stats(port())["bytes_in"].get<uint64_t>();
   RawConnection held(port());
   ASSERT_TRUE(held.send(std::string_view(big).substr(0, 60000)));
-  std::this_thread::sleep_for(milliseconds(200));  // the server has read it by now
+  // Until the server has read all of it (a fixed sleep is too short on a loaded machine).
+  const auto read = wait_for_stats(
+      port(), [&](const nlohmann::json& s) { return s["bytes_in"].get<uint64_t>() >= in_before + 60000; }, kHangGuard);
+  ASSERT_GE(read["bytes_in"].get<uint64_t>(), in_before + 60000) << "the server did not read the held request";
   expect_refused(big, 503, "Service unavailable: the server holds --max-buffered bytes of requests already");
   ASSERT_TRUE(held.send(std::string_view(big).substr(60000)));
   const ReadResult r = held.read_response(kHangGuard);
