@@ -52,9 +52,21 @@ Config parse_args(int argc, char** argv, int& exit_code) {
   app.add_option("--idle-timeout", c.idle_timeout_s, "Seconds an idle keep-alive connection stays open")
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   app.add_option("--max-request-size", c.max_request_bytes,
-                 "Largest request accepted, in bytes (suffixes k, M); larger gets HTTP 413")
+                 "Largest request body accepted (after chunked and gzip decoding), in bytes (suffixes k, M); larger gets HTTP 413")
       ->transform(CLI::AsSizeValue(false))->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 32))
       ->default_str("16M");
+  app.add_option("--max-buffered", c.max_buffered_bytes,
+                 "Request bytes held in memory across all connections (suffixes k, M, G); a request "
+                 "that would pass it gets HTTP 503 and its connection closes")
+      ->transform(CLI::AsSizeValue(false))->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 40))
+      ->default_str("1G");
+  app.add_option("--max-attributes", c.max_attributes,
+                 "Attributes per element, namespace declarations included; more is refused with a fault "
+                 "(gSOAP's parse time grows with their square)")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))->capture_default_str();
+  app.add_option("--max-namespaces", c.max_namespaces,
+                 "Namespace declarations in scope at once; more is refused with a fault")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))->capture_default_str();
   app.add_option("--report-interval", c.report_interval_s, "Seconds between progress lines; 0 for none")
       ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
   app.add_option("--grace", c.grace_s, "Seconds to finish requests in flight on SIGINT/SIGTERM")

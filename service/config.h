@@ -24,7 +24,11 @@ struct Config {
   double recv_timeout_s = 5;       // a request that stops arriving is dropped after this
   double send_timeout_s = 5;       // a client that stops reading is dropped after this
   double idle_timeout_s = 60;      // a keep-alive connection with no request is closed after this
-  uint64_t max_request_bytes = 16ull << 20;  // larger requests get HTTP 413 before the body is read
+  uint64_t max_request_bytes = 16ull << 20;  // larger bodies (decoded) get HTTP 413
+  uint64_t max_buffered_bytes = 1ull << 30;  // request bytes held across all connections; beyond: 503
+  size_t max_attributes = 64;      // per element, namespace declarations included: gSOAP's
+                                   // attribute and namespace lookups are linear, a parse quadratic
+  size_t max_namespaces = 64;      // namespace declarations in scope at once
   double report_interval_s = 5;    // seconds between progress lines; 0 for none
   double grace_s = 5;              // on SIGINT/SIGTERM, time allowed for requests in flight
   unsigned max_connections = 10000;  // connections beyond this are refused at accept

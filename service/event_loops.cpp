@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "echo_service.h"
-#include "listener.h"
 
 namespace soapbench::server {
 namespace {
@@ -31,8 +30,9 @@ struct Loop;
 // One client connection. Its loop owns it while it is parked; in pool mode a
 // worker owns it while it serves a request (busy), then hands it back.
 struct Conn {
-  Conn(const Config& c, Stats& s, Loop& l) : service(c, s), loop(l) {}
-  EchoService service;
+  Conn(int fd, const Config& c, Stats& s, Loop& l)
+      : conn(fd, c.max_request_bytes, c.max_buffered_bytes, s), loop(l) {}
+  Connection conn;
   Loop& loop;
   bool busy = false;
   bool partial = false;        // part of a request has arrived; deadline is the receive timeout
@@ -48,6 +48,7 @@ struct Loop {
   ~Loop() { ::close(epoll_fd); }
 
   int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  std::unique_ptr<EchoService> service;  // serves this loop's connections when loops serve inline
   std::mutex mutex;  // guards conns: the accepting loop adds, the owner and the workers remove
   std::unordered_map<Conn*, std::unique_ptr<Conn>> conns;
 };
@@ -58,7 +59,10 @@ class EventLoops {
       : config_(config), stats_(stats), listen_fd_(listen_fd), stop_fd_(stop_fd),
         inline_(config.mode != Mode::pool) {
     const unsigned n = config.mode == Mode::loops ? config.threads : 1;
-    for (unsigned i = 0; i < n; ++i) loops_.push_back(std::make_unique<Loop>());
+    for (unsigned i = 0; i < n; ++i) {
+      loops_.push_back(std::make_unique<Loop>());
+      if (inline_) loops_.back()->service = std::make_unique<EchoService>(config, stats);
+    }
   }
 
   void run() {
@@ -76,7 +80,7 @@ class EventLoops {
     queue_cv_.notify_all();
     for (auto& loop : loops_) {  // past the grace period: cut what is left so that blocked workers return
       std::lock_guard lock(loop->mutex);
-      for (auto& [c, owner] : loop->conns) shutdown(c->service.fd(), SHUT_RDWR);
+      for (auto& [c, owner] : loop->conns) shutdown(c->conn.fd(), SHUT_RDWR);
     }
     for (auto& w : workers_) w.join();
     for (auto& loop : loops_) {
@@ -121,12 +125,11 @@ class EventLoops {
     epoll_event ev{};
     ev.events = events;
     ev.data.ptr = c;
-    epoll_ctl(c->loop.epoll_fd, EPOLL_CTL_MOD, c->service.fd(), &ev);
+    epoll_ctl(c->loop.epoll_fd, EPOLL_CTL_MOD, c->conn.fd(), &ev);
   }
 
   void destroy(Conn* c) {  // caller holds c->loop.mutex
-    if (c->service.fd() >= 0) epoll_ctl(c->loop.epoll_fd, EPOLL_CTL_DEL, c->service.fd(), nullptr);
-    c->service.close();
+    epoll_ctl(c->loop.epoll_fd, EPOLL_CTL_DEL, c->conn.fd(), nullptr);
     stats_.open.fetch_sub(1, std::memory_order_relaxed);
     c->loop.conns.erase(c);
   }
@@ -145,10 +148,8 @@ class EventLoops {
       if (over_connection_limit()) { ::close(fd); continue; }
       Loop& owner = *loops_[next_loop_];
       next_loop_ = (next_loop_ + 1) % loops_.size();
-      auto conn = std::make_unique<Conn>(config_, stats_, owner);
+      auto conn = std::make_unique<Conn>(fd, config_, stats_, owner);
       Conn* c = conn.get();
-      c->service.attach(fd);
-      c->service.keep_unsent_output(inline_);  // a worker may wait on a socket; a loop may not
       c->deadline = Clock::now() + seconds(config_.idle_timeout_s);
       stats_.open.fetch_add(1, std::memory_order_relaxed);
       std::lock_guard lock(owner.mutex);
@@ -160,20 +161,19 @@ class EventLoops {
     }
   }
 
-  // Serves requests on c while they are already buffered, then parks it again
-  // or closes it. Runs on its loop's thread, or on a worker in pool mode.
-  void serve(Conn* c) {
-    bool open = true;
-    do open = c->service.serve_one();
-    while (open && !draining_ && c->service.has_buffered_request() && !c->service.has_unsent_output());
+  // Serves the requests buffered on c, then parks it again, waits for its output
+  // to drain, or closes it. Runs on its loop's thread, or on a worker in pool mode.
+  void serve(Conn* c, EchoService& service) {
+    const bool open = service.serve_buffered(c->conn, draining_);
     std::lock_guard lock(c->loop.mutex);
-    if (open && c->service.has_unsent_output()) {  // the client reads slower than we answer
+    if (c->conn.has_unsent_output() && !c->conn.failed()) {  // the client reads slower than we answer
       c->writing = true;
+      c->busy = false;  // the loop owns it again: its sweep applies the send timeout
       c->deadline = Clock::now() + seconds(config_.send_timeout_s);
       rearm(c, EPOLLOUT);  // not EPOLLRDHUP: a half-closed client would wake the loop until then
       return;
     }
-    if (!open || draining_) { destroy(c); return; }
+    if (!open || c->conn.failed() || draining_) { destroy(c); return; }
     park(c);
   }
 
@@ -184,22 +184,24 @@ class EventLoops {
     if (!inline_ || c->writing) rearm(c, conn_events());
     c->busy = false;
     c->writing = false;
-    c->partial = c->service.has_buffered_input();  // a pipelined request still arriving
+    c->partial = c->conn.has_buffered_input();  // a pipelined request still arriving
     c->deadline = Clock::now() + seconds(c->partial ? config_.recv_timeout_s : config_.idle_timeout_s);
   }
 
   // c's socket takes output again: sends what waits; when all is sent, reads
   // requests again (serving any already buffered) or closes as serve_one decided.
   void on_writable(Conn* c) {
-    const bool ok = c->service.send_unsent_output();
-    if (ok && c->service.has_unsent_output()) return;  // more when the socket is writable again
-    if (!ok || c->service.close_when_sent() || draining_) {
+    const bool ok = c->conn.flush();
+    if (ok && c->conn.has_unsent_output()) return;  // more when the socket is writable again
+    if (!ok || c->conn.close_after_output || draining_) {
       std::lock_guard lock(c->loop.mutex);
       destroy(c);
       return;
     }
-    if (c->service.has_buffered_request()) {
-      serve(c);
+    if (c->conn.has_buffered_input()) {  // pipelined requests waited for the output
+      // A worker serves it: the loop must not watch the socket meanwhile (park re-arms it).
+      if (!inline_) { std::lock_guard lock(c->loop.mutex); rearm(c, 0); }
+      dispatch(c);
       return;
     }
     std::lock_guard lock(c->loop.mutex);
@@ -207,7 +209,7 @@ class EventLoops {
   }
 
   void on_readable(Conn* c) {
-    switch (read_request(c->service.fd(), c->service.pending_input(), config_.max_request_bytes)) {
+    switch (c->conn.read()) {
       case Arrival::closed: {
         std::lock_guard lock(c->loop.mutex);
         destroy(c);
@@ -230,7 +232,7 @@ class EventLoops {
 
   // Serves c here, or hands it to a worker in pool mode.
   void dispatch(Conn* c) {
-    if (inline_) { serve(c); return; }
+    if (inline_) { serve(c, *c->loop.service); return; }
     { std::lock_guard lock(c->loop.mutex); c->busy = true; }
     { std::lock_guard lock(queue_mutex_); ready_.push_back(c); }
     queue_cv_.notify_one();
@@ -238,8 +240,8 @@ class EventLoops {
 
   // Closes the loop's parked connections whose idle or receive timeout has passed,
   // and with idle_too every parked connection that has no part of a request yet.
-  // A partial request past its receive timeout is served with what arrived, so
-  // that its client gets the same timeout fault as in per-connection mode.
+  // A partial request past its receive timeout is answered 408 with a fault, so
+  // that its client learns why (as in per-connection mode).
   void sweep(Loop& loop, bool idle_too) {
     const auto now = Clock::now();
     std::vector<Conn*> timed_out;
@@ -254,7 +256,7 @@ class EventLoops {
         }
         if (c->partial && now >= c->deadline) {
           epoll_event none{};  // disarmed: nothing may wake a loop for it while it is served
-          epoll_ctl(loop.epoll_fd, EPOLL_CTL_MOD, c->service.fd(), &none);
+          epoll_ctl(loop.epoll_fd, EPOLL_CTL_MOD, c->conn.fd(), &none);
           timed_out.push_back(c);
         } else if (now >= c->deadline || (idle_too && !c->partial)) {
           expired.push_back(c);
@@ -263,7 +265,7 @@ class EventLoops {
       for (Conn* c : expired) destroy(c);
     }
     for (Conn* c : timed_out) {
-      c->service.end_input_after_pending();
+      c->conn.refusal = HttpError{408, "Request timed out: part of it arrived, then nothing within the receive timeout"};
       dispatch(c);  // the fault closes it
     }
   }
@@ -279,8 +281,15 @@ class EventLoops {
         void* p = events[static_cast<size_t>(i)].data.ptr;
         if (p == nullptr) { if (!draining_) accept_all(); }
         else if (p == &stop_fd_) draining_ = true;
-        else if (static_cast<Conn*>(p)->writing) on_writable(static_cast<Conn*>(p));
-        else on_readable(static_cast<Conn*>(p));
+        else {
+          Conn* c = static_cast<Conn*>(p);
+          // The lock orders this loop after the worker (or accepting loop) that last
+          // touched c and re-armed it: epoll hands c over, but is no fence to the compiler or TSan.
+          bool writing;
+          { std::lock_guard lock(c->loop.mutex); writing = c->writing; }
+          if (writing) on_writable(c);
+          else on_readable(c);
+        }
       }
       if (Clock::now() >= next_sweep) {
         sweep(loop, draining_);
@@ -307,6 +316,7 @@ class EventLoops {
   }
 
   void worker() {
+    EchoService service(config_, stats_);
     for (;;) {
       Conn* c = nullptr;
       {
@@ -316,7 +326,7 @@ class EventLoops {
         c = ready_.front();
         ready_.pop_front();
       }
-      serve(c);
+      serve(c, service);
     }
   }
 };

@@ -17,7 +17,7 @@
 #include "echo_service.h"
 #include "event_loops.h"
 #include "listen_socket.h"
-#include "listener.h"
+#include "connection.h"
 
 namespace soapbench::server {
 namespace {
@@ -50,9 +50,13 @@ struct Server::Impl {
   std::unordered_set<int> live;  // sockets of live connection threads
   size_t live_threads = 0;
 
+  std::mutex stop_mutex;  // stop() may run on the signal thread while main destroys the server
+
   ~Impl() {
     if (listen_fd >= 0) ::close(listen_fd);
+    std::lock_guard lock(stop_mutex);
     if (stop_fd >= 0) ::close(stop_fd);
+    stop_fd = -1;
   }
 
   bool over_connection_limit() {
@@ -63,35 +67,56 @@ struct Server::Impl {
 
   // ---- per-connection mode -------------------------------------------------
 
-  // Waits until a request starts to arrive on the connection, the idle timeout
-  // passes, or the server stops. Blank lines before a request (the CRLF a client
-  // may send after a body) are read and dropped, so that they never start a
-  // parse that waits for a request. Returns true when there is something to serve.
-  bool wait_for_request(EchoService& service) {
-    pollfd fds[2] = {{service.fd(), POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    const auto deadline = Clock::now() + seconds(config.idle_timeout_s);
+  // Reads until a whole request is buffered on c (or an answer is due: refused,
+  // timed out, or cut short), the idle timeout passes, or the server stops.
+  // Blank lines before a request are read and dropped. Returns true when there
+  // is something to answer.
+  bool wait_for_request(Connection& c) {
+    if (c.has_buffered_input() && c.frame() != RequestFramer::State::need_more) return true;
+    pollfd fds[2] = {{c.fd(), POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    auto deadline = Clock::now() + seconds(c.has_buffered_input() ? config.recv_timeout_s : config.idle_timeout_s);
+    bool partial = c.has_buffered_input();
     for (;;) {
       const int n = poll(fds, 2, poll_timeout_ms(deadline));
       if (n < 0 && errno == EINTR) continue;
-      // Bytes that arrived before or with the stop are a request in flight: serve it.
-      if (n <= 0 || fds[0].revents == 0) return false;
-      const Arrival a = read_request(service.fd(), service.pending_input(), config.max_request_bytes);
-      if (a != Arrival::blank) return a != Arrival::closed;
+      if (n == 0 && partial) {
+        c.refusal = HttpError{408, "Request timed out: part of it arrived, then nothing within the receive timeout"};
+        return true;
+      }
+      if (n > 0 && fds[1].revents) {
+        // Stopping: an idle connection closes; a request in flight gets the grace
+        // period to arrive (after it, run_per_connection shuts the socket down).
+        if (!partial && fds[0].revents == 0) return false;
+        fds[1].fd = -1;
+      }
+      if (n <= 0 || fds[0].revents == 0) {
+        if (n > 0) continue;
+        return false;
+      }
+      switch (c.read()) {
+        case Arrival::closed: return false;
+        case Arrival::complete: return true;
+        case Arrival::blank: break;
+        case Arrival::partial:
+          if (!partial) deadline = Clock::now() + seconds(config.recv_timeout_s);
+          partial = true;
+          c.flush_blocking(config.send_timeout_s);  // a 100 Continue
+          break;
+      }
     }
   }
 
   void connection_thread(int fd) {
     {
       EchoService service(config, stats);
-      service.attach(fd);
-      for (;;) {
-        if (!service.has_buffered_input() && !wait_for_request(service)) break;
-        if (!service.serve_one() || stopping) break;
+      Connection c(fd, config.max_request_bytes, config.max_buffered_bytes, stats);
+      while (wait_for_request(c)) {
+        const bool open = service.serve_buffered(c);
+        if (!c.flush_blocking(config.send_timeout_s) || !open || stopping) break;
       }
       std::lock_guard lock(threads_mutex);
       live.erase(fd);
-      service.close();
-    }
+    }  // c closes the socket here, once shutdown can no longer find it in `live`
     stats.open.fetch_sub(1, std::memory_order_relaxed);
     std::lock_guard lock(threads_mutex);
     --live_threads;
@@ -126,7 +151,13 @@ struct Server::Impl {
   }
 };
 
-Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::move(config), stats)) {}
+Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::move(config), stats)) {
+#ifdef WITH_OPENSSL
+  // gSOAP initialises OpenSSL in the first soap_init() through an unguarded global
+  // flag: done here, before any thread makes a context, it is never raced (TSan).
+  soap_ssl_init();
+#endif
+}
 Server::~Server() = default;
 
 uint16_t Server::listen() {
@@ -141,7 +172,8 @@ void Server::run() {
 
 void Server::stop() {
   const uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = write(impl_->stop_fd, &one, sizeof one);
+  std::lock_guard lock(impl_->stop_mutex);
+  if (impl_->stop_fd >= 0) [[maybe_unused]] ssize_t n = write(impl_->stop_fd, &one, sizeof one);
 }
 
 }  // namespace soapbench::server

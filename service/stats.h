@@ -22,6 +22,7 @@ struct Stats {
   std::atomic<uint64_t> accepted{0};        // connections accepted
   std::atomic<uint64_t> refused{0};         // connections closed at once (over --max-connections)
   std::atomic<int64_t> open{0};             // connections open now
+  std::atomic<int64_t> buffered{0};         // bytes of requests held in memory across connections
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   uint64_t requests() const { return echo_string + echo_struct + echo_binary; }

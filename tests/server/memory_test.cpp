@@ -90,5 +90,44 @@ TEST(Memory, PerConnectionModeRssStaysFlatOver100000Requests) {
   EXPECT_LT(rss_done - rss_warm, static_cast<int64_t>(kMaxGrowthBytes));
 }
 
+// The event-loop modes: an idle keep-alive connection, after a request of
+// 64 KB, holds at most 16 KB of the server's memory (README, "Memory bounds"):
+// gSOAP's context belongs to the loop or worker, and large buffers go with their request.
+class IdleMemory : public ::testing::TestWithParam<ServerMode> {};
+
+TEST_P(IdleMemory, IdleConnectionHoldsAtMost16KB) {
+  constexpr int kIdle = 1000;
+  constexpr int64_t kMaxPerConnection = 16 * 1024;
+  ServerProcess server(flags_for(GetParam()));
+  const std::string request = http_post(soap_envelope(echo_string_body(std::string(64 * 1024, 'x'))));
+  std::vector<RawConnection> idle;
+  idle.reserve(kIdle);
+  auto open_and_serve = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      idle.emplace_back(server.port());
+      ASSERT_TRUE(idle.back().send(request));
+      const auto r = idle.back().read_response(milliseconds(10000));
+      ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
+      ASSERT_EQ(r.response.status, 200) << r.describe();
+    }
+  };
+  open_and_serve(50);  // the loops' and workers' own buffers are warm from here on
+  const auto before = fetch_stats(server.port())["rss_bytes"].get<int64_t>();
+  open_and_serve(kIdle);
+  const auto after = fetch_stats(server.port());
+  const int64_t per_connection = (after["rss_bytes"].get<int64_t>() - before) / kIdle;
+  std::printf("%s: %lld bytes of RSS per idle connection\n", GetParam().name.c_str(), static_cast<long long>(per_connection));
+  EXPECT_EQ(after["connections"]["open"].get<int64_t>(), kIdle + 50 + 1);
+  EXPECT_LE(per_connection, kMaxPerConnection);
+}
+
+std::vector<ServerMode> event_loop_modes() {
+  std::vector<ServerMode> modes;
+  for (const ServerMode& m : all_modes())
+    if (m.name != "per-connection") modes.push_back(m);
+  return modes;
+}
+INSTANTIATE_TEST_SUITE_P(EventLoopModes, IdleMemory, ::testing::ValuesIn(event_loop_modes()), mode_param_name);
+
 }  // namespace
 }  // namespace soapbench::test

@@ -1,0 +1,82 @@
+#pragma once
+// One client connection's transport state, without gSOAP: the bytes that arrived
+// and are not served yet, the framing of the request at their head, and the
+// response bytes the socket has not taken yet. Every mode reads and writes through
+// it without blocking; gSOAP only ever sees a framed request, from memory.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http_framing.h"
+#include "stats.h"
+
+namespace soapbench::server {
+
+enum class Arrival {
+  complete,  // a whole request is buffered, or an answer is due (refused, or the input ended inside one)
+  partial,   // part of a request: serving now would mean waiting for the rest
+  blank,     // nothing but blank lines, which may come before a request line (RFC 9112, 2.2)
+  closed,    // the peer closed, or the socket failed, with no request begun
+};
+
+class Connection {
+ public:
+  // Takes ownership of the connected socket. Input buffered across all
+  // connections counts against `max_buffered` (Stats::buffered).
+  Connection(int fd, uint64_t max_body, uint64_t max_buffered, Stats& stats);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  int fd() const { return fd_; }
+  Stats& stats() { return stats_; }
+
+  // Reads what the socket has, without waiting, until the request at the head of
+  // the input is whole (later pipelined requests stay in the socket until then).
+  Arrival read();
+  // Frames the buffered input: where the request at its head ends, or why it is refused.
+  RequestFramer::State frame() { return framer_.feed(input()); }
+  const RequestFramer& framer() const { return framer_; }
+  std::string_view input() const { return std::string_view(in_).substr(in_pos_); }
+  // Drops the request just served from the input, and blank lines after it.
+  void consume_request();
+  bool has_buffered_input() const { return in_pos_ < in_.size(); }
+  // The peer closed its side (or the socket failed) inside a request.
+  bool input_ended() const { return input_ended_; }
+  // An answer decided outside the framing (the buffer budget, a timeout): sent instead of serving.
+  std::optional<HttpError> refusal;
+
+  // Sends what the socket takes now and keeps the rest, in order.
+  void write(std::string_view bytes);
+  // Sends what the socket takes of the kept output: false when the connection failed.
+  bool flush();
+  // Waits (at most timeout_s) for the socket to take all kept output: for connection threads.
+  bool flush_blocking(double timeout_s);
+  bool has_unsent_output() const { return out_pos_ < out_.size(); }
+  bool failed() const { return failed_; }
+  bool close_after_output = false;  // the last answer ends the connection once it is sent
+  bool continue_sent = false;       // 100 Continue already sent for the request at the head
+
+ private:
+  void account(int64_t delta);
+  void release_input();
+
+  int fd_;
+  Stats& stats_;
+  uint64_t max_buffered_;
+  RequestFramer framer_;
+  std::string in_;
+  size_t in_pos_ = 0;
+  int64_t accounted_ = 0;  // this connection's share of Stats::buffered
+  bool input_ended_ = false;
+  bool failed_ = false;
+  std::string out_;
+  size_t out_pos_ = 0;
+};
+
+// Drops the blank lines (and spaces) at the head of `text`: what a client may
+// send after a body (gSOAP's clients end theirs with CRLF) before its next request.
+size_t leading_blanks(std::string_view text);
+
+}  // namespace soapbench::server
