@@ -3,20 +3,26 @@
 /usr/bin/python3) reads the peer's own WSDL from URL?wsdl, calls every operation
 of wsdl/echo.wsdl and checks each value comes back as sent, by its schema type.
 
-    zeep_roundtrip.py URL      exit 0 when all round-trip, 1 naming what did not
+    zeep_roundtrip.py URL [KNOWN_FAULTS]
+        exit 0 when all round-trip, 1 naming what did not. KNOWN_FAULTS is the
+        peer's known-faults file ("OPERATION<TAB>fault text" lines): a listed
+        echoStruct must answer the item at the types' limits with that fault,
+        and still round-trip the items within them.
 """
 import datetime
 import decimal
 import sys
 
 import zeep
+import zeep.exceptions
 from lxml import etree
 
 NS = "urn:soapbench:echo:1"
 
 
 def item(i):
-    """An EchoItem with every field, near the limits of its type."""
+    """An EchoItem with every field; item 0 at the limits of the types, the
+    others within them."""
     return {
         "varString": f"item {i} <&> \"quoted\" 'single' \u00e9\u4e2d",
         "varUByte": 255 - i,
@@ -29,12 +35,13 @@ def item(i):
         "varColor": ["RED", "GREEN", "BLUE"][i % 3],
         "varStruct": {
             "varFloat": -2.25,
-            "varShort": -32768,
+            "varShort": -32768 if i == 0 else 1234 * i,
             "varString": f"nested <{i}> & more",
-            "varByte": -128,
+            "varByte": -128 if i == 0 else 42 + i,
             "varDecimal": decimal.Decimal("-12345678901234567890.123456789"),
             "varDouble": 1.7976931348623157e308,
-            "varDateTime": datetime.datetime(2006, 11, 29, 12, 34, 56, 789012,
+            # Microseconds at the limit; milliseconds, which every stack keeps, within.
+            "varDateTime": datetime.datetime(2006, 11, 29, 12, 34, 56, 789012 if i == 0 else 789000,
                                               tzinfo=datetime.timezone.utc),
             "varAttrString": f"attr \"{i}\"",
         },
@@ -80,10 +87,17 @@ def resolve_qname(element):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: zeep_roundtrip.py URL", file=sys.stderr)
+    if len(sys.argv) not in (2, 3):
+        print("usage: zeep_roundtrip.py URL [KNOWN_FAULTS]", file=sys.stderr)
         return 2
     url = sys.argv[1]
+    known = {}
+    if len(sys.argv) == 3:
+        with open(sys.argv[2], encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.startswith("#") and "\t" in line:
+                    op, text = line.rstrip("\n").split("\t", 1)
+                    known[op] = text
     client = zeep.Client(url + "?wsdl")
     # The address the peer's WSDL names must be the peer itself.
     address = client.service._binding_options["address"]
@@ -94,6 +108,14 @@ def main():
     failures += differences(text, service.echoString(text=text), "echoString.text")
 
     items = [item(i) for i in range(3)]
+    if "echoStruct" in known:
+        try:
+            service.echoStruct(item=items)
+            failures.append(f"echoStruct at the types' limits: no fault, expected '{known['echoStruct']}'")
+        except zeep.exceptions.Fault as fault:
+            if known["echoStruct"] not in str(fault.message):
+                failures.append(f"echoStruct at the limits: fault '{fault.message}', expected '{known['echoStruct']}'")
+        items = items[1:]
     got = service.echoStruct(item=items) or []
     # zeep returns an xsd:QName as the text it read ("echo:sample0", or
     # "sample0" under a default namespace) without resolving its prefix: the
@@ -115,7 +137,8 @@ def main():
             failures.append(f"echoBinary of {size} bytes: got {len(got or b'')} bytes, not the same")
 
     print(f"zeep {zeep.__version__} against {url} (WSDL's address {address}):",
-          "all 3 operations round-trip" if not failures else f"{len(failures)} differences")
+          ("all 3 operations round-trip" + (f" (the known faults of {', '.join(known)} as declared)" if known else ""))
+          if not failures else f"{len(failures)} differences")
     for f in failures:
         print("  " + f)
     return 1 if failures else 0
