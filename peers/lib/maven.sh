@@ -25,8 +25,9 @@ jvm_version() {
 
 # maven_build DIR: `mvn compile` of DIR/pom.xml into DIR/build/, and the
 # dependencies' class path into DIR/build/classpath. Offline (`mvn -o`) when
-# SOAPBENCH_MAVEN_OFFLINE=1 or when an earlier build succeeded, else Maven
-# downloads what ~/.m2 lacks. Again only when an input changed (the stamp).
+# SOAPBENCH_MAVEN_OFFLINE=1, else Maven downloads only what ~/.m2 lacks
+# (nothing, once a first build has filled it). Again only when an input
+# changed (the stamp).
 maven_build() {
   local dir=$1 inputs stamp=$1/build/inputs offline=()
   inputs=$( (cd "$dir" && sha256sum pom.xml install "$root/wsdl/echo.wsdl" "$root/peers/lib/maven.sh" \
@@ -37,7 +38,9 @@ maven_build() {
   [[ ${SOAPBENCH_MAVEN_OFFLINE:-0} == 1 ]] && offline=(-o)
   rm -rf "$dir/build"
   # -q: the download log of a first build is thousands of lines; errors still show.
+  # sed: Maven 3.8 still writes colour resets (ESC[0m) with -B and style.color=never.
   JAVA_HOME=$java_home mvn -q -B -Dstyle.color=never "${offline[@]}" -f "$dir/pom.xml" \
-    compile dependency:build-classpath -Dmdep.outputFile="$dir/build/classpath" </dev/null
+    compile dependency:build-classpath -Dmdep.outputFile="$dir/build/classpath" </dev/null 2>&1 |
+    sed 's/\x1b\[[0-9;]*m//g'
   echo "$inputs" > "$stamp"
 }
