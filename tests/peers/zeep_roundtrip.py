@@ -145,4 +145,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except zeep.exceptions.Fault as fault:  # one the peer's known-faults does not list
+        print(f"zeep_roundtrip: unexpected SOAP fault: {fault.message}", file=sys.stderr)
+        sys.exit(1)
