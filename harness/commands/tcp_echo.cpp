@@ -1,8 +1,10 @@
 // `soapbench tcp-echo`: flags, the embedded soapbench-echo-server, the ramp.
 #include "commands/tcp_echo.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <memory>
 #include <ostream>
 #include <regex>
@@ -26,6 +28,9 @@ int parse_tcp_echo(int argc, const char* const* argv, TcpEchoConfig& c, std::ost
   ClientOptions& call = c.call.client;
   app.add_option("--url", call.url, "tcp://host:port of a running soapbench-echo-server; default: start one");
   app.add_option("--stats-url", c.stats_url, "Its GET /stats (the stats= of its first line), for server CPU and counts");
+  app.add_option("--server-pid", c.server_pid,
+                 "PID of a server without /stats (e.g. peers/tcp/xsocket): the CPU of its process group, from /proc")
+      ->check(CLI::Range(1, 1 << 22));
   auto* mode = app.add_option("--server-mode", c.server_mode, "Embedded server: threaded (pool) or non-threaded (one loop)")
                    ->check(CLI::IsMember({"threaded", "non-threaded"}))->capture_default_str();
   auto* threads = app.add_option("--server-threads", c.server_threads, "Embedded server's pool in threaded mode")
@@ -51,6 +56,17 @@ int parse_tcp_echo(int argc, const char* const* argv, TcpEchoConfig& c, std::ost
   if (!call.url.empty() && c.server_option_given)
     return usage("--server-mode/--server-threads: only for the embedded server; they cannot be used with --url");
   if (call.url.empty() && !c.stats_url.empty()) return usage("--stats-url: only with --url (the embedded server's is known)");
+  if (c.server_pid > 0) {
+    if (call.url.empty()) return usage("--server-pid: only with --url (the embedded server has /stats)");
+    if (!c.stats_url.empty()) return usage("--server-pid: not with --stats-url (one source of server CPU)");
+    if (kill(c.server_pid, 0) != 0 && errno == ESRCH)
+      return usage("--server-pid: no process " + std::to_string(c.server_pid));
+    // The CPU read is its process group's: a server sharing a group (with the
+    // shell that started it, say) would count others' CPU as its own.
+    if (getpgid(c.server_pid) != c.server_pid)
+      return usage("--server-pid: process " + std::to_string(c.server_pid) +
+                   " does not lead its own process group (start it with setsid, as peers' start scripts do)");
+  }
   if (threads->count() > 0 && c.server_mode != "threaded")
     return usage("--server-threads: only for --server-mode threaded");
   if (!c.stats_url.empty() && c.stats_url.rfind("http://", 0) != 0)
@@ -122,6 +138,9 @@ int tcp_echo_command(const TcpEchoConfig& c, std::ostream& out, std::ostream& er
   plan.load.first_warmup_s = -1;
   plan.load.interval_s = c.load.interval_s > 0 ? c.load.interval_s : 5;  // samples are kept even without live lines
   plan.stats_url = c.stats_url;
+  // A server without /stats: the CPU time of every process in its group (a
+  // peer started by peerctl leads its own group; a JVM's threads are all in it).
+  if (c.server_pid > 0) plan.server_process_group = getpgid(c.server_pid);
 
   std::unique_ptr<ServerProcess> server;
   RampOutcome outcome;

@@ -27,6 +27,7 @@ struct TcpEchoConfig {
   // (xSocket printed every 5 s)
   LoadSpec load;
   std::string stats_url;           // --stats-url of a standalone server's GET /stats (its first line says it)
+  int server_pid = 0;              // --server-pid of a server without /stats (a peer): its process group's CPU
   std::string server_mode = "threaded";  // --server-mode of the embedded server: threaded | non-threaded
   unsigned server_threads = 20;    // --server-threads: its pool in threaded mode (xSocket's 20)
   bool server_option_given = false;  // either --server-* flag was typed (refused with --url)

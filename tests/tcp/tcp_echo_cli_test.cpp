@@ -3,6 +3,8 @@
 // sane percentiles, usage errors, and two simultaneous runs added up.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <regex>
 
 #include "echo_support.h"
@@ -112,12 +114,53 @@ TEST(TcpEcho, UsageErrorsNameTheFlag) {
       {{"--packet-size", "1G"}, "--packet-size"},
       {{"--wait", "soon"}, "--wait"},
       {{"--duration", "1s", "--requests", "5"}, "--requests"},
+      {{"--server-pid", std::to_string(getpid())}, "--server-pid"},  // only with --url
+      {{"--url", "tcp://127.0.0.1:9", "--server-pid", "0"}, "--server-pid"},
+      {{"--url", "tcp://127.0.0.1:9", "--server-pid", "4194303"}, "--server-pid"},  // no such process
+      {{"--url", "tcp://127.0.0.1:9", "--server-pid", "1", "--stats-url", "http://127.0.0.1:9/stats"},
+       "--server-pid"},
   };
   for (const auto& [flags, name] : cases) {
     std::string out, err;
     EXPECT_EQ(test::run_program(tcp_echo(flags, dir), &out, &err), 2) << name << out << err;
     EXPECT_NE(err.find(name), std::string::npos) << err;
   }
+}
+
+// A server without /stats (as peers/tcp/xsocket): --server-pid gives the CPU of
+// its process group from /proc; no request count is compared.
+TEST(TcpEcho, ServerPidGivesTheCpuOfAServerWithoutStats) {
+  const uint16_t port = test::unused_port();
+  // setsid: the server leads its own group, as a peer started by its start script.
+  Program server({"/usr/bin/setsid", test::bin_path("soapbench-echo-server"), "--port", std::to_string(port),
+                  "--mode", "threaded", "--threads", "4"});
+  ASSERT_TRUE(server.wait_for_line("listening on", 10s)) << server.out() << server.err();
+  test::TempDir dir;
+  Program p(tcp_echo({"--url", "tcp://127.0.0.1:" + std::to_string(port), "--server-pid",
+                      std::to_string(server.pid()), "--clients", "2", "--requests", "3000", "--warmup", "0",
+                      "--interval", "0"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  SCOPED_TRACE(p.out() + p.err());
+  const RunRecord r = results_of(p);
+  const StepResult& s = r.operations.at(0).steps.at(0);
+  EXPECT_EQ(s.requests, 6000u);
+  expect_sane(s);
+  ASSERT_TRUE(s.server_cpu_pct.has_value());
+  EXPECT_GT(*s.server_cpu_pct, 0.0);
+  EXPECT_TRUE(count_lines(p.out()).empty());  // the CPU only: the server's count is not known
+
+  // A process that shares its group (this test's) is refused: its group's CPU is not its own.
+  Program plain({test::bin_path("soapbench-echo-server"), "--port", "0", "--quiet"});
+  ASSERT_TRUE(plain.wait_for_line("listening on", 10s)) << plain.out() << plain.err();
+  std::string out, err;
+  EXPECT_EQ(test::run_program(tcp_echo({"--url", "tcp://127.0.0.1:9", "--server-pid", std::to_string(plain.pid())},
+                                       dir),
+                              &out, &err),
+            2);
+  EXPECT_NE(err.find("--server-pid: process " + std::to_string(plain.pid()) + " does not lead its own process group"),
+            std::string::npos)
+      << err;
 }
 
 TEST(TcpEcho, AnUnreachableServerIsReportedAtOnce) {
