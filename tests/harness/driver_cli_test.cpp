@@ -193,7 +193,7 @@ TEST(CommandTable, RunHelpShowsTheSpecDefaults) {
                             "--clients TEXT:LIST=1-10", "--interval FLOAT:DURATION=5s", "--client TEXT:{raw,gsoap,curl}=raw"})
     EXPECT_NE(r.out.find(shown), std::string::npos) << shown << "\n" << r.out;
   const Parsed cs = parse({"compare-stacks", "--help"});
-  for (const char* shown : {"--clients TEXT:LIST=1,2,4,8", "--duration FLOAT:DURATION=5s", "--first-warmup FLOAT:DURATION=10s"})
+  for (const char* shown : {"--clients TEXT:LIST=1,2,4,8", "--duration FLOAT:DURATION=5s", "--first-warmup FLOAT:DURATION=45s"})
     EXPECT_NE(cs.out.find(shown), std::string::npos) << shown << "\n" << cs.out;
 }
 
