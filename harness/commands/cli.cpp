@@ -129,6 +129,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                                     "Start this stack (see `soapbench stacks`), drive it, stop it");
   run_stack->excludes(run->get_option("--url"));
   auto* run_server_mode = add_run_options(run, r);
+  run->add_flag("--report", r.report, "Also write the HTML page of the run (soapbench report) beside the results");
 
   // ---- compare-stacks: the same ramp, shorter by default; JIT-compiled stacks
   // (Java, Node) are slow for their first seconds, so a long first warm-up

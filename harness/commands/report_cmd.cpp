@@ -1,6 +1,8 @@
 // `soapbench report`: results files in, one HTML page out.
 #include "commands/report_cmd.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -51,10 +53,10 @@ void write_report_page(const std::vector<std::string>& files, const std::string&
   const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp");
   {
     std::ofstream os(temp, std::ios::binary | std::ios::trunc);
-    if (!os) throw std::runtime_error(fmt::format("cannot write '{}'", temp.string()));
+    if (!os) throw std::runtime_error(fmt::format("cannot write '{}': {}", page, std::strerror(errno)));
     write_html_report(os, in);
     os.close();
-    if (!os) throw std::runtime_error(fmt::format("cannot write '{}'", temp.string()));
+    if (!os) throw std::runtime_error(fmt::format("cannot write '{}': {}", page, std::strerror(errno)));
   }
   std::error_code ec;
   fs::rename(temp, target, ec);
