@@ -265,7 +265,8 @@ function render() {
   main.append(measured(data.operations.length ? data.order[data.operations[0]].map(i => runs[i]) : runs));
   for (const name of data.operations) main.append(operationSection(data, runs, name));
   main.append(el('footer', {text: `Written by ${data.generator || 'soapbench'}. Everything on this page is in this one file.`}));
-  document.body.dataset.renderMs = String(performance.now() - t0);
+  document.body.dataset.renderMs = String(performance.now() - t0);  // the script's own time
+  document.body.dataset.readyMs = String(performance.now());  // since the navigation started
   document.body.dataset.ready = 'true';
 }
 
