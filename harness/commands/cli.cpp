@@ -160,6 +160,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   auto* plot = app.add_subcommand("plot", std::string(command_summary("plot")));
   plot->add_option("files", p.plot.files, "Results JSON files")->required();
   plot->add_option("-o,--out", p.plot.out_dir, "Directory for the charts")->capture_default_str();
+  plot->add_flag("--linear", p.plot.linear, "Response times on a linear axis from 0 (default: log)");
 
   // ---- worker: internal, started by `run` itself
   auto* worker = app.add_subcommand("worker", "Internal: one client process of a run");

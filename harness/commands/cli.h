@@ -40,6 +40,7 @@ struct CompareConfig {
 struct PlotConfig {
   std::vector<std::string> files;  // results JSON files
   std::string out_dir = "plots";   // -o/--out: where charts go
+  bool linear = false;             // --linear: response times on a linear axis (default log)
 };
 
 struct CompareStacksConfig {

@@ -80,6 +80,7 @@ int plot_command(const PlotConfig& c, std::ostream& out, std::ostream& err) {
   try {
     PlotOptions options;
     options.labels = distinct_labels(runs, c.files);
+    options.linear = c.linear;
     plot_runs(runs, c.out_dir, options);
   } catch (const std::exception& e) {
     err << "soapbench plot: " << e.what() << "\n";
