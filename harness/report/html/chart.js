@@ -65,6 +65,7 @@ function showTip(evt, text) {
 function hideTip() { document.getElementById('tip').style.display = 'none'; }
 
 // spec: {id, title, note, xLabel, yLabel, xLog, yLog, xFmt, yFmt, xTicks: [{v, label}] (optional),
+//        xInteger (ticks on whole numbers only: client counts),
 //        series: [{name, color, dash, points: [{x, y, tip}]}], table: {head: [...], rows: [[...]]}}
 function lineChart(spec) {
   const W = 560, H = 320, M = {l: 62, r: 14, t: 12, b: 42};
@@ -103,7 +104,8 @@ function lineChart(spec) {
       root.append(lab);
     }
     const xt = spec.xTicks ? spec.xTicks.filter(t => t.v >= x0 && t.v <= x1)
-                           : (spec.xLog ? logTicks(x0, x1) : linearTicks(x0, x1)).map(v => ({v, label: xFmt(v)}));
+                           : (spec.xLog ? logTicks(x0, x1) : linearTicks(x0, x1))
+                               .filter(v => !spec.xInteger || Number.isInteger(v)).map(v => ({v, label: xFmt(v)}));
     for (const t of xt) {
       root.append(svg('line', {class: 'grid', x1: px(t.v), x2: px(t.v), y1: M.t, y2: H - M.b}));
       const lab = svg('text', {x: px(t.v), y: H - M.b + 15, 'text-anchor': 'middle'});

@@ -145,7 +145,7 @@ function throughputChart(runs, order, name) {
     {x: s.clients, y: s.throughput, tip: `p99: ${sig3(lat(s, 'p99'))} ms, errors: ${s.errors}`}))}));
   const xs = union(order.flatMap(i => stepsOf(runs[i], name).map(s => s.clients)));
   return lineChart({id: `${name}-throughput`, title: `${name}: throughput vs clients`,
-    note: runs.length > 1 ? 'legend and table ordered by peak throughput' : '', xLabel: 'clients',
+    note: runs.length > 1 ? 'legend and table ordered by peak throughput' : '', xLabel: 'clients', xInteger: true,
     yLabel: 'requests/s', yFmt: fmtRate, series,
     table: {head: ['clients', ...order.map(i => runs[i].label + ' req/s')],
             rows: xs.map(x => [String(x), ...order.map(i => { const s = stepAt(runs[i], name, x); return s ? fmtRate(s.throughput) : '\u2013'; })])}});
@@ -182,7 +182,7 @@ function latencyChart(runs, order, name, pct) {
     controls = el('div', {class: 'controls'}, 'percentile: ', sel);
   }
   return lineChart({id: `${name}-latency`, title: `${name}: response time vs clients` + (runs.length > 1 ? ` (${pct})` : ''),
-    note: 'log axis: fast and slow stacks stay readable side by side', xLabel: 'clients', yLabel: 'ms', yLog: true, series, controls,
+    note: 'log axis: fast and slow stacks stay readable side by side', xLabel: 'clients', xInteger: true, yLabel: 'ms', yLog: true, series, controls,
     table: {head: ['clients', ...series.map(s => s.name + ' ms')], rows}});
 }
 
