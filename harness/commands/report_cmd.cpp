@@ -21,10 +21,7 @@ namespace soapbench {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The runs' own labels when they tell the runs apart, else the file names.
-std::vector<std::string> page_labels(const std::vector<RunRecord>& runs, const std::vector<std::string>& files) {
+std::vector<std::string> distinct_labels(const std::vector<RunRecord>& runs, const std::vector<std::string>& files) {
   std::set<std::string> seen;
   std::vector<std::string> labels;
   for (size_t i = 0; i < runs.size(); ++i) labels.push_back(run_label(runs[i], i));
@@ -37,8 +34,6 @@ std::vector<std::string> page_labels(const std::vector<RunRecord>& runs, const s
   return labels;
 }
 
-}  // namespace
-
 std::string default_page_path(const std::string& results_file) {
   return fs::path(results_file).replace_extension(".html").string();
 }
@@ -46,7 +41,7 @@ std::string default_page_path(const std::string& results_file) {
 void write_report_page(const std::vector<std::string>& files, const std::string& page) {
   HtmlReportInputs in;
   for (const auto& f : files) in.runs.push_back(read_results(f));  // names the file and the schema version
-  in.labels = page_labels(in.runs, files);
+  in.labels = distinct_labels(in.runs, files);
   in.generator = fmt::format("soapbench {} (gSOAP {})", SOAPBENCH_VERSION, SOAPBENCH_GSOAP_VERSION);
   // Written whole to a temp file then renamed, so that a browser never shows half a page.
   const fs::path target(page);

@@ -6,7 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "core/results.h"
+
 namespace soapbench {
+
+// Names for runs read from `files`: their own labels (run_label) when those
+// tell them apart, else the file names' stems, which always do. compare, plot
+// and report name runs this way.
+std::vector<std::string> distinct_labels(const std::vector<RunRecord>& runs, const std::vector<std::string>& files);
 
 struct ReportConfig {
   std::vector<std::string> files;  // results JSON files, one or more

@@ -96,6 +96,18 @@ TEST(ReportCommand, DefaultPageIsTheFirstFileWithHtml) {
   EXPECT_TRUE(fs::exists(dir.path() / "a.html"));
 }
 
+TEST(ReportCommand, RunsWithTheSameLabelAreNamedByTheirFiles) {
+  test::TempDir dir;
+  fs::copy_file(kGsoap, dir.path() / "before.json");
+  fs::copy_file(kGsoap, dir.path() / "after.json");
+  std::string err;
+  ASSERT_EQ(test::run_program({test::bin_path("soapbench"), "report", (dir.path() / "before.json").string(),
+                               (dir.path() / "after.json").string()}, nullptr, &err), 0) << err;
+  const json data = page_data(dir.path() / "before.html");
+  EXPECT_EQ(data["runs"][0]["label"], "before");
+  EXPECT_EQ(data["runs"][1]["label"], "after");
+}
+
 TEST(ReportCommand, AnotherSchemaVersionIsRefusedNamingIt) {
   test::TempDir dir;
   const fs::path v2 = edited_copy(kGsoap, dir.path() / "v2.json", [](json& j) { j["schema_version"] = 2; });
