@@ -129,6 +129,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                                     "Start this stack (see `soapbench stacks`), drive it, stop it");
   run_stack->excludes(run->get_option("--url"));
   auto* run_server_mode = add_run_options(run, r);
+  run->add_flag("--report", r.report, "Also write the HTML page of the run (soapbench report) beside the results");
 
   // ---- compare-stacks: the same ramp, shorter by default; JIT-compiled stacks
   // (Java, Node) are slow for their first seconds, so a long first warm-up
@@ -159,6 +160,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   auto* plot = app.add_subcommand("plot", std::string(command_summary("plot")));
   plot->add_option("files", p.plot.files, "Results JSON files")->required();
   plot->add_option("-o,--out", p.plot.out_dir, "Directory for the charts")->capture_default_str();
+  plot->add_flag("--linear", p.plot.linear, "Response times on a linear axis from 0 (default: log)");
 
   // ---- worker: internal, started by `run` itself
   auto* worker = app.add_subcommand("worker", "Internal: one client process of a run");

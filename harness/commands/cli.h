@@ -25,6 +25,7 @@ struct RunConfig {
   std::string server_mode = "per-connection";  // --server-mode: the embedded server's mode
   bool server_mode_given = false;  // --server-mode was on the command line
   std::string command_line;      // as typed, for the results file
+  bool report = false;           // --report: the HTML page (soapbench report) beside the results file
 };
 
 struct CheckConfig {
@@ -39,6 +40,7 @@ struct CompareConfig {
 struct PlotConfig {
   std::vector<std::string> files;  // results JSON files
   std::string out_dir = "plots";   // -o/--out: where charts go
+  bool linear = false;             // --linear: response times on a linear axis (default log)
 };
 
 struct CompareStacksConfig {

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "commands/cli.h"
+#include "commands/report_cmd.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "core/results.h"
@@ -29,22 +30,6 @@ bool read_all(const std::vector<std::string>& files, std::vector<RunRecord>& run
     }
   }
   return true;
-}
-
-// Names for the runs: their own labels when those tell them apart, else the
-// file names, which always do.
-std::vector<std::string> distinct_labels(const std::vector<RunRecord>& runs,
-                                         const std::vector<std::string>& files) {
-  std::set<std::string> seen;
-  std::vector<std::string> labels;
-  for (size_t i = 0; i < runs.size(); ++i) labels.push_back(run_label(runs[i], i));
-  for (const auto& l : labels)
-    if (!seen.insert(l).second) {
-      labels.clear();
-      for (const auto& f : files) labels.push_back(std::filesystem::path(f).stem().string());
-      break;
-    }
-  return labels;
 }
 
 }  // namespace
@@ -80,6 +65,7 @@ int plot_command(const PlotConfig& c, std::ostream& out, std::ostream& err) {
   try {
     PlotOptions options;
     options.labels = distinct_labels(runs, c.files);
+    options.linear = c.linear;
     plot_runs(runs, c.out_dir, options);
   } catch (const std::exception& e) {
     err << "soapbench plot: " << e.what() << "\n";

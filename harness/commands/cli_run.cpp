@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/cli.h"
+#include "commands/report_cmd.h"
 #include "commands/run_parts.h"
 #include "ramp/console_observer.h"
 #include "ramp/local_fleet.h"
@@ -114,7 +115,7 @@ void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record,
 
 int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
                const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
-               std::string* written) {
+               std::string* written, bool report) {
   if (written) written->clear();
   record.operations = outcome.operations;
   record.partial = outcome.interrupted || !outcome.error.empty();
@@ -131,8 +132,18 @@ int finish_run(const std::string& command, const std::string& out_dir, RunRecord
   if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
   try {
     const std::string path = write_results(record, out_dir).string();
-    out << path << "\n";
     if (written) *written = path;
+    if (report) {
+      try {
+        const std::string page = default_page_path(path);
+        write_report_page({path}, page);
+        out << "report: " << page << "\n";
+      } catch (const std::exception& e) {  // the results are written: say so, still end with their path
+        err << command << ": report: " << e.what() << "\n";
+        if (code == 0) code = 1;
+      }
+    }
+    out << path << "\n";
   } catch (const std::exception& e) {
     err << command << ": " << e.what() << "\n";
     return 1;
@@ -170,7 +181,8 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   if (interrupt.interrupted()) outcome.interrupted = true;
   if (target)
     if (const std::string problem = target->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
-  return finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err, written);
+  return finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err, written,
+                    c.report);
 }
 
 }  // namespace soapbench

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "commands/cli.h"
+#include "commands/report_cmd.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "core/results.h"
@@ -87,6 +88,14 @@ int compare_stacks_command(const CompareStacksConfig& c, std::ostream& out, std:
       out << "charts: " << charts.string() << "\n";
     } catch (const std::exception& e) {
       err << "soapbench compare-stacks: charts: " << e.what() << "\n";
+    }
+    // One page of every stack, beside their results files.
+    const std::string page = (std::filesystem::path(c.run.out_dir) / "index.html").string();
+    try {
+      write_report_page(files, page);
+      out << "report: " << page << "\n";
+    } catch (const std::exception& e) {
+      err << "soapbench compare-stacks: report: " << e.what() << "\n";
     }
     out << "results:";
     for (const auto& f : files) out << " " << f;

@@ -12,6 +12,7 @@
 #include "commands/chat_cli.h"
 #include "commands/cli.h"
 #include "commands/merge.h"
+#include "commands/report_cmd.h"
 #include "commands/sweep.h"
 #include "commands/tcp_echo.h"
 #include "ramp/launch.h"
@@ -56,6 +57,12 @@ int merge_main(int argc, const char* const* argv, std::ostream& out, std::ostrea
   return merge_command(config, out, err);
 }
 
+int report_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  ReportConfig config;
+  if (const int code = parse_report(argc - 1, argv + 1, config, out, err); code >= 0) return code;
+  return report_command(config, out, err);
+}
+
 int chat_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   int code = -1;
   const chat::ChatConfig config = chat::parse_chat_args(argc - 1, argv + 1, out, err, code);
@@ -67,6 +74,7 @@ const std::array kCommands{
     CommandEntry{"run", "Ramp clients against an endpoint and write a results file", shared_app_main},
     CommandEntry{"check", "One call of each operation: result, Server header, bytes", shared_app_main},
     CommandEntry{"compare", "Runs side by side, with ratios against the first", shared_app_main},
+    CommandEntry{"report", "One self-contained HTML page of one run or several, opened offline", report_main},
     CommandEntry{"plot", "Throughput and response-time charts of runs (gnuplot)", shared_app_main},
     CommandEntry{"stacks", "The SOAP stacks in peers/: installed or not, and versions", shared_app_main},
     CommandEntry{"compare-stacks",

@@ -44,9 +44,11 @@ RampOutcome run_local_ramp(const RampPlan& plan, bool live_lines, const Interrup
 // one that interrupted the run, 0 if none. Returns the exit code: 0, 1 after
 // an error, 128 + signal when interrupted. The JSON file's path goes to
 // *written when given ("" when none was written). `soapbench run`,
-// soapbench-mpi and `soapbench tcp-echo` end this way.
+// soapbench-mpi and `soapbench tcp-echo` end this way. With `report`, the
+// HTML page is written beside the JSON file ("report: PATH" printed); the
+// JSON file's path stays the last line printed, for scripts to read.
 int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
                const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
-               std::string* written = nullptr);
+               std::string* written = nullptr, bool report = false);
 
 }  // namespace soapbench

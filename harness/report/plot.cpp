@@ -72,16 +72,18 @@ std::string data_file(const OperationResult& op) {
 struct Series {
   std::string label;
   std::string data_file;  // name within the output directory
+  size_t colour = 0;      // the run's index: the same colour in every chart
+  double peak = 0;        // highest throughput, for the legend's order
 };
 
 std::string script(const std::string& operation, const std::string& stem,
-                   const std::vector<Series>& series, unsigned max_clients) {
+                   const std::vector<Series>& series, unsigned max_clients, bool linear) {
   std::string s;
   s += fmt::format("# Charts of {} written by soapbench; run with: gnuplot {}.gp\n", operation, stem);
   s += gnuplot_terminals();
-  s += "set datafile missing '-'\n"
-       "set key top left noenhanced box opaque\n"
-       "set grid\n"
+  s += "set datafile missing '-'\n";
+  s += series.size() > 3 ? "set key outside right top noenhanced box\n" : "set key top left noenhanced box opaque\n";
+  s += "set grid\n"
        "set xlabel 'clients'\n"
        "set xrange [0:*]\n"
        "set yrange [0:*]\n"
@@ -95,12 +97,13 @@ std::string script(const std::string& operation, const std::string& stem,
   for (size_t i = 0; i < series.size(); ++i) {
     const std::string sep = i == 0 ? "" : ", \\\n     ";
     const std::string file = quoted(series[i].data_file);
+    const size_t lc = series[i].colour + 1;
     throughput_plot += fmt::format("{}{} using 1:2 with linespoints lc {} pt 7 title {}", sep, file,
-                                   i + 1, quoted(series[i].label));
+                                   lc, quoted(series[i].label));
     latency_plot += fmt::format(
         "{}{} using 1:3 with linespoints lc {} dt 1 pt 7 title {}, \\\n"
         "     {} using 1:4 with linespoints lc {} dt 2 pt 6 title {}",
-        sep, file, i + 1, quoted(series[i].label + " mean"), file, i + 1,
+        sep, file, lc, quoted(series[i].label + " mean"), file, lc,
         quoted(series[i].label + " p99"));
   }
 
@@ -115,7 +118,11 @@ std::string script(const std::string& operation, const std::string& stem,
   };
   s += chart("throughput", operation + ": throughput vs clients", "throughput (requests/s)",
              throughput_plot);
-  s += chart("latency", operation + ": response time vs clients (mean solid, p99 dashed)",
+  // Log: a decade per tic, so that 0.05 ms and 50 ms both read. Missing or zero
+  // times (a step without successes) are left out rather than breaking the axis.
+  if (!linear) s += "\nset logscale y 10\nset yrange [*:*]\nset format y '%g'\nset mytics 10\n";
+  s += chart("latency",
+             operation + ": response time vs clients (mean solid, p99 dashed" + (linear ? ")" : "; log scale)"),
              "response time (ms)", latency_plot);
   return s;
 }
@@ -190,12 +197,17 @@ void plot_runs(const std::vector<RunRecord>& runs, const fs::path& out_dir,
         const std::string label = options.labels.empty() ? run_label(runs[i], i) : options.labels[i];
         const std::string name = fmt::format("{}-run{}.dat", stem, i + 1);
         write_text(out_dir / name, data_file(op));
-        series.push_back({label, name});
-        for (const StepResult& step : op.steps) max_clients = std::max(max_clients, step.clients);
+        double peak = 0;
+        for (const StepResult& step : op.steps) {
+          max_clients = std::max(max_clients, step.clients);
+          peak = std::max(peak, step.throughput);
+        }
+        series.push_back({label, name, i, peak});
         break;  // the first entry of an operation, as in compare_table
       }
     }
-    write_text(out_dir / (stem + ".gp"), script(operation, stem, series, max_clients));
+    std::stable_sort(series.begin(), series.end(), [](const Series& a, const Series& b) { return a.peak > b.peak; });
+    write_text(out_dir / (stem + ".gp"), script(operation, stem, series, max_clients, options.linear));
     run_gnuplot(options.gnuplot, out_dir, stem + ".gp");
   }
 }

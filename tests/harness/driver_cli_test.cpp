@@ -169,8 +169,8 @@ TEST(CommandTable, HelpListsEveryCommandWithItsSummary) {
       EXPECT_EQ(help.find(std::string(c.name)), std::string::npos) << c.name << " is internal:\n" << help;
     }
   }
-  EXPECT_EQ(listed, 10u) << "run check compare plot stacks compare-stacks tcp-echo sweep merge chat";
-  for (const char* name : {"run", "tcp-echo", "sweep", "merge", "chat", "compare-stacks"})
+  EXPECT_EQ(listed, 11u) << "run check compare report plot stacks compare-stacks tcp-echo sweep merge chat";
+  for (const char* name : {"run", "report", "tcp-echo", "sweep", "merge", "chat", "compare-stacks"})
     EXPECT_FALSE(command_summary(name).empty()) << name;
   EXPECT_NE(help.find("Exit status: 0"), std::string::npos) << help;
 }

@@ -84,6 +84,37 @@ TEST(PlotRuns, ExplicitLabels) {
   EXPECT_THROW(plot_runs(two_runs(), tmp.path(), {.labels = {"one"}}), std::invalid_argument);
 }
 
+TEST(PlotRuns, LatencyAxisIsLogUnlessLinearIsAsked) {
+  TempDir tmp;
+  plot_runs(two_runs(), tmp.path() / "log");
+  const std::string log_script = read_file(tmp.path() / "log" / "echoString.gp");
+  EXPECT_NE(log_script.find("set logscale y 10"), std::string::npos);
+  EXPECT_NE(log_script.find("log scale)"), std::string::npos);  // the title says so
+  // Throughput keeps its linear axis from 0: the log scale is set after its chart.
+  EXPECT_LT(log_script.find("set output 'echoString-throughput.png'"), log_script.find("set logscale y"));
+  EXPECT_TRUE(is_png(tmp.path() / "log" / "echoString-latency.png"));
+
+  PlotOptions linear;
+  linear.linear = true;
+  plot_runs(two_runs(), tmp.path() / "linear", linear);
+  EXPECT_EQ(read_file(tmp.path() / "linear" / "echoString.gp").find("logscale"), std::string::npos);
+}
+
+TEST(PlotRuns, LegendListsRunsByPeakThroughputEachKeepingItsColour) {
+  TempDir tmp;
+  std::vector<RunRecord> runs = two_runs();
+  for (auto& step : runs[1].operations[0].steps) step.throughput *= 100;  // "Other stack" now peaks higher
+  plot_runs(runs, tmp.path());
+  const std::string script = read_file(tmp.path() / "echoString.gp");
+  const size_t other = script.find("'echoString-run2.dat' using 1:2 with linespoints lc 2 pt 7 title 'Other stack'");
+  const size_t base = script.find("'echoString-run1.dat' using 1:2 with linespoints lc 1 pt 7 title 'gSOAP baseline'");
+  ASSERT_NE(other, std::string::npos) << script;
+  ASSERT_NE(base, std::string::npos) << script;
+  EXPECT_LT(other, base);
+  // The latency chart lists them in the same order.
+  EXPECT_LT(script.find("title 'Other stack mean'"), script.find("title 'gSOAP baseline mean'"));
+}
+
 PlotOptions with_program(const std::string& gnuplot) {
   PlotOptions options;
   options.gnuplot = gnuplot;
