@@ -3,6 +3,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "deadline.h"
 #include "raw_response.h"
 #include "response_check.h"
 
@@ -80,14 +82,14 @@ class RawClient final : public EchoClient {
   // One recv() into [data, data + size): bytes read, 0 at end of file, -1 after
   // setting error_ (timeout or read failure).
   ssize_t receive(char* data, size_t size);
+  std::string timeout_text() const { return milliseconds_text(options_.timeout_s); }
   void disconnect();
 
   ClientOptions options_;
   Target target_;
   std::vector<Address> addresses_;
   std::string resolve_error_;  // why addresses_ is empty
-  timeval timeout_{};
-  int timeout_ms_ = 0;
+  DeadlineClock::time_point deadline_{};  // of the call in progress: connect, send, complete response
 
   std::string request_;  // request line, headers and body: rendered once
   EchoCheck check_;
@@ -116,11 +118,6 @@ RawClient::RawClient(const ClientOptions& options)
              "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
              (options.new_connection ? "Connection: close\r\n" : "") + "\r\n" + body;
 
-  // Linux applies SO_SNDTIMEO to connect() too, so one timeval bounds every step.
-  const auto micros = std::max(1L, static_cast<long>(options.timeout_s * 1e6));
-  timeout_ = {micros / 1000000, micros % 1000000};
-  timeout_ms_ = static_cast<int>(std::max(1L, micros / 1000));
-
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -145,6 +142,8 @@ void RawClient::disconnect() {
 }
 
 CallResult RawClient::call() {
+  // One deadline for the whole call (deadline.h), the stale-connection retry included.
+  deadline_ = deadline_after(options_.timeout_s);
   wire_ = {};
   server_.clear();
   const bool reused = fd_ >= 0;
@@ -176,29 +175,24 @@ std::optional<CallResult> RawClient::connect_socket() {
   if (addresses_.empty()) return failure(FailureKind::connect, resolve_error_);
   std::string why;
   for (const Address& a : addresses_) {
-    const int fd = socket(a.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = socket(a.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
       why = std::strerror(errno);
       continue;
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout_, sizeof timeout_);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout_, sizeof timeout_);
-    int rc;
-    int attempts = 0;
-    do rc = connect(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len);
-    while (rc != 0 && errno == EINTR && ++attempts < kMaxInterruptedRetries);
-    if (rc == 0) {
+    // Non-blocking from here on: every wait is a ppoll() bounded by the call's deadline.
+    const int err = connect_until(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len, deadline_);
+    if (err == 0) {
       fd_ = fd;
       ++connections_;
       return std::nullopt;
     }
-    const int err = errno;
     close(fd);
-    if (err == EINPROGRESS || err == EAGAIN || err == ETIMEDOUT)
-      return failure(FailureKind::timeout, "Connection timed out after " + std::to_string(timeout_ms_) +
-                                               " milliseconds to " + target_.host + " port " + target_.port);
+    if (err == ETIMEDOUT)
+      return failure(FailureKind::timeout, "Connection timed out after " + timeout_text() + " milliseconds to " +
+                                               target_.host + " port " + target_.port);
     why = std::strerror(err);
   }
   return failure(FailureKind::connect, "Failed to connect to " + target_.host + " port " + target_.port + ": " + why);
@@ -214,9 +208,10 @@ std::optional<CallResult> RawClient::send_request() {
     } else if (n < 0 && errno == EINTR && ++interrupted < kMaxInterruptedRetries) {
       continue;
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
-                                               " milliseconds sending the request (" + std::to_string(sent) +
-                                               " bytes sent)");
+      if (!wait_ready(fd_, POLLOUT, deadline_))
+        return failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
+                                                 " milliseconds sending the request (" + std::to_string(sent) +
+                                                 " bytes sent)");
     } else {
       const int err = n < 0 ? errno : EPIPE;
       stale_ = sent == 0 && (err == EPIPE || err == ECONNRESET);
@@ -228,21 +223,24 @@ std::optional<CallResult> RawClient::send_request() {
 }
 
 ssize_t RawClient::receive(char* data, size_t size) {
+  // Waits first: right after the request the answer is rarely there yet, so
+  // ppoll + recv is two calls where recv + ppoll + recv would be three.
   for (int interrupted = 0;;) {
+    if (!wait_ready(fd_, POLLIN, deadline_)) {
+      error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
+                                                 " milliseconds with " + std::to_string(received_) +
+                                                 " bytes received");
+      return -1;
+    }
     const ssize_t n = recv(fd_, data, size, 0);
     if (n >= 0) {
       received_ += static_cast<uint64_t>(n);
       return n;
     }
     if (errno == EINTR && ++interrupted < kMaxInterruptedRetries) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      error_ = failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
-                                                 " milliseconds with " + std::to_string(received_) +
-                                                 " bytes received");
-    } else {
-      stale_ = received_ == 0 && errno == ECONNRESET;
-      error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
-    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) continue;  // woken without data: wait again
+    stale_ = received_ == 0 && errno == ECONNRESET;
+    error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
     return -1;
   }
 }
