@@ -40,6 +40,8 @@ struct IntervalSample {
   double throughput = 0;  // successful calls per second in the interval
   double min_ms = 0, mean_ms = 0, p50_ms = 0, p75_ms = 0, p90_ms = 0, p95_ms = 0,
          p99_ms = 0, max_ms = 0;
+  uint64_t connect_errors = 0;  // of the errors, calls that could not connect (absent in older files: 0)
+  double send_lag_p99_ms = 0;   // rate mode: p99 of actual send minus slot (absent in older files: 0)
   bool operator==(const IntervalSample&) const = default;
 };
 
@@ -63,11 +65,19 @@ struct StepResult {
   double duration_s = 0;   // measured wall time, warm-up excluded
   uint64_t requests = 0;   // successful calls
   FailureCounts failures;
+  // Measured calls still in flight when the step ended (an interrupt, a client
+  // stopped in a blocked call): no call is lost from the counts,
+  // sent() = requests + failures.total() + in_flight.
+  uint64_t in_flight = 0;
+  uint64_t sent() const { return requests + failures.total() + in_flight; }
   double throughput = 0;   // successful calls per second
   // Successful calls only. In rate mode measured from each call's scheduled
   // start (corrected for coordinated omission); `uncorrected` from its actual start.
   LatencyHistogram latency;
   std::optional<LatencyHistogram> uncorrected;  // rate mode only
+  // Rate mode only: each measured call's actual send minus its slot, the
+  // driver's own lateness (what the corrected latency must not charge the server).
+  std::optional<LatencyHistogram> send_lag;
   // CPU time over wall time x 100, as top shows it: 100 = one core busy.
   // Client CPU sums all client processes, so both may exceed 100.
   std::optional<double> server_cpu_pct;  // absent when the server is not observable

@@ -72,8 +72,18 @@ constexpr auto kContextFields = std::make_tuple(
 
 void to_json(json& j, const FailureCounts& v) { write_fields(j, v, kFailureFields); }
 void from_json(const json& j, FailureCounts& v) { read_fields(j, v, kFailureFields); }
-void to_json(json& j, const IntervalSample& v) { write_fields(j, v, kIntervalFields); }
-void from_json(const json& j, IntervalSample& v) { read_fields(j, v, kIntervalFields); }
+void to_json(json& j, const IntervalSample& v) {
+  write_fields(j, v, kIntervalFields);
+  j["connect_errors"] = v.connect_errors;
+  j["send_lag_p99_ms"] = v.send_lag_p99_ms;
+}
+void from_json(const json& j, IntervalSample& v) {
+  read_fields(j, v, kIntervalFields);
+  v.connect_errors = 0;
+  if (j.contains("connect_errors")) get(j, "connect_errors", v.connect_errors);
+  v.send_lag_p99_ms = 0;
+  if (j.contains("send_lag_p99_ms")) get(j, "send_lag_p99_ms", v.send_lag_p99_ms);
+}
 void to_json(json& j, const HostResult& v) { write_fields(j, v, kHostFields); }
 void from_json(const json& j, HostResult& v) { read_fields(j, v, kHostFields); }
 void to_json(json& j, const OperationResult& v) { write_fields(j, v, kOperationFields); }
@@ -85,7 +95,12 @@ void to_json(json& j, const StepResult& v) {
   write_fields(j, v, kStepFields);
   j["latency_summary_ms"] = latency_summary_ms(v.latency);
   j["uncorrected"] = v.uncorrected ? v.uncorrected->to_json() : json(nullptr);
+  if (v.uncorrected) j["uncorrected_summary_ms"] = latency_summary_ms(*v.uncorrected);
+  j["send_lag"] = v.send_lag ? v.send_lag->to_json() : json(nullptr);
+  if (v.send_lag) j["send_lag_summary_ms"] = latency_summary_ms(*v.send_lag);
   j["connections"] = v.connections;
+  j["in_flight"] = v.in_flight;
+  j["sent"] = v.sent();  // written for readers; the reader recomputes it
   j["http_version"] = v.http_version;
   if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
 }
@@ -98,8 +113,15 @@ void from_json(const json& j, StepResult& v) {
   } else {
     v.uncorrected.reset();
   }
+  v.send_lag.reset();
+  if (j.contains("send_lag") && !j.at("send_lag").is_null()) {
+    v.send_lag.emplace();
+    get(j, "send_lag", *v.send_lag);
+  }
   // Added within schema 1: optional, so that earlier files still read.
   if (j.contains("connections")) get(j, "connections", v.connections);
+  v.in_flight = 0;
+  if (j.contains("in_flight")) get(j, "in_flight", v.in_flight);
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
   v.hosts.clear();
   if (j.contains("hosts")) get(j, "hosts", v.hosts);
