@@ -106,6 +106,8 @@ StepResult merge_steps(const std::vector<const StepResult*>& parts) {
     m.requests += p.requests;
     m.failures += p.failures;
     m.in_flight += p.in_flight;
+    m.client_processes += p.client_processes;
+    m.connections_opened += p.connections_opened;
     m.throughput += p.throughput;
     m.latency.merge(p.latency);
     if (p.uncorrected) {

@@ -14,9 +14,12 @@
 
 namespace soapbench {
 
-// Bumped whenever a field changes meaning or disappears; read_results refuses
-// any other version.
-inline constexpr int kResultsSchemaVersion = 1;
+// Bumped whenever a field changes meaning or disappears; schemas/results-vN.schema.json
+// describes version N. read_results reads this version and the one before:
+//   1 -> 2: a step's `connections` became `connections_opened`; `client_processes`,
+//           `connections_per_client`, `in_flight`, `sent` and `send_lag` were added.
+inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kOldestResultsSchemaVersion = 1;
 
 // Failed calls by kind. A call counts once, under the first failure seen.
 struct FailureCounts {
@@ -84,10 +87,15 @@ struct StepResult {
   double client_cpu_pct = 0;
   double request_bytes = 0;   // mean bytes per call sent, HTTP headers included
   double response_bytes = 0;  // mean bytes per call received, HTTP headers included
-  // TCP connections the clients opened while measuring: none with keep-alive
-  // (warm-up opened them), about one per call when the server closes after each response.
-  // Absent in files written before it was recorded (read as 0).
-  uint64_t connections = 0;
+  // Who made the calls: `clients` loops (closed or a share of the rate), run by
+  // `client_processes` processes (or MPI ranks) that reported, each client on
+  // `connections_per_client` connections (1).
+  unsigned client_processes = 0;
+  unsigned connections_per_client = 1;
+  // TCP connections the clients opened while measuring: 0 with keep-alive (the
+  // warm-up's are reused), about one per call when the server closes after each
+  // response. Version 1 called it `connections`; absent in older files (read as 0).
+  uint64_t connections_opened = 0;
   std::string http_version;   // of the responses, e.g. "HTTP/1.0"; empty when unknown
   std::vector<IntervalSample> intervals;
   std::vector<std::string> warnings;

@@ -98,7 +98,9 @@ void to_json(json& j, const StepResult& v) {
   if (v.uncorrected) j["uncorrected_summary_ms"] = latency_summary_ms(*v.uncorrected);
   j["send_lag"] = v.send_lag ? v.send_lag->to_json() : json(nullptr);
   if (v.send_lag) j["send_lag_summary_ms"] = latency_summary_ms(*v.send_lag);
-  j["connections"] = v.connections;
+  j["client_processes"] = v.client_processes;
+  j["connections_per_client"] = v.connections_per_client;
+  j["connections_opened"] = v.connections_opened;
   j["in_flight"] = v.in_flight;
   j["sent"] = v.sent();  // written for readers; the reader recomputes it
   j["http_version"] = v.http_version;
@@ -119,7 +121,14 @@ void from_json(const json& j, StepResult& v) {
     get(j, "send_lag", *v.send_lag);
   }
   // Added within schema 1: optional, so that earlier files still read.
-  if (j.contains("connections")) get(j, "connections", v.connections);
+  // Version 2's names, else version 1's (whose processes were one per client).
+  v.connections_opened = 0;
+  if (j.contains("connections_opened")) get(j, "connections_opened", v.connections_opened);
+  else if (j.contains("connections")) get(j, "connections", v.connections_opened);
+  v.client_processes = v.clients;
+  if (j.contains("client_processes")) get(j, "client_processes", v.client_processes);
+  v.connections_per_client = 1;
+  if (j.contains("connections_per_client")) get(j, "connections_per_client", v.connections_per_client);
   v.in_flight = 0;
   if (j.contains("in_flight")) get(j, "in_flight", v.in_flight);
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
@@ -137,10 +146,11 @@ void to_json(json& j, const RunRecord& v) {
 void from_json(const json& j, RunRecord& v) {
   // The version comes first: a future file may differ in any other field.
   const json& version = need(j, "schema_version");
-  if (!version.is_number_integer() || version.get<int64_t>() != kResultsSchemaVersion)
-    throw FieldError("", fmt::format("schema_version is {}, this soapbench reads version {}",
-                                     version.dump(), kResultsSchemaVersion));
-  v.schema_version = kResultsSchemaVersion;
+  if (!version.is_number_integer() || version.get<int64_t>() < kOldestResultsSchemaVersion ||
+      version.get<int64_t>() > kResultsSchemaVersion)
+    throw FieldError("", fmt::format("schema_version is {}, this soapbench reads versions {} to {}",
+                                     version.dump(), kOldestResultsSchemaVersion, kResultsSchemaVersion));
+  v.schema_version = kResultsSchemaVersion;  // read into this version's records
   const json& context = need(j, "context");
   within("context", [&] { from_json(context, v.context); });
   get(j, "partial", v.partial);

@@ -58,7 +58,8 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
     if (w.measured_s > 0) step.throughput += static_cast<double>(w.ok) / w.measured_s;
     step.duration_s = std::max(step.duration_s, w.measured_s);
     step.latency.merge(w.latency);
-    step.connections += w.connections_opened;
+    step.connections_opened += w.connections_opened;
+    ++step.client_processes;
     if (step.http_version.empty()) step.http_version = w.http_version;
     uncorrected.merge(w.uncorrected);
     send_lag.merge(w.send_lag);

@@ -77,12 +77,12 @@ std::vector<std::string> step_warnings(const StepResult& step, const WarningInpu
   if (step.http_version == "HTTP/1.0")
     warnings.push_back("the server answers HTTP/1.0");
   // More connections than one per client and half the calls: the server, not the run, closed them.
-  if (!in.new_connection && calls > 0 && step.connections > step.clients &&
-      2 * step.connections >= calls)
+  if (!in.new_connection && calls > 0 && step.connections_opened > step.clients &&
+      2 * step.connections_opened >= calls)
     warnings.push_back(fmt::format(
         "the server closed the connection after most responses ({} connections for {} calls): "
         "each call paid a TCP connect, which these numbers include",
-        step.connections, calls));
+        step.connections_opened, calls));
   return warnings;
 }
 

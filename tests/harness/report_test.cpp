@@ -185,7 +185,7 @@ TEST(StacksTable, OneRowPerStackWithPeakRatioErrorsAndConnectionNotes) {
   const RunRecord gsoap = run("", {step(1, 12000, {0.1}), step(2, 60000, {0.1})});
   RunRecord axis = run("", {step(1, 3000, {0.3}), step(2, 4500, {0.5})});
   axis.operations[0].steps[1].requests = 22500;
-  axis.operations[0].steps[1].connections = 22500;
+  axis.operations[0].steps[1].connections_opened = 22500;
   axis.operations[0].steps[1].http_version = "HTTP/1.0";
   axis.operations[0].steps[0].failures.read = 2;
   RunRecord php = run("", {step(2, 15000, {0.2})});
@@ -333,10 +333,10 @@ TEST(StepWarnings, NagleFloor) {
 
 TEST(StepWarnings, ServerThatClosesEveryConnectionOrSpeaksHttp10) {
   StepResult s = healthy();
-  s.connections = 2;  // one per client: keep-alive worked
+  s.connections_opened = 2;  // one per client: keep-alive worked
   s.http_version = "HTTP/1.1";
   EXPECT_TRUE(step_warnings(s, {}).empty());
-  s.connections = 20000;  // one per call
+  s.connections_opened = 20000;  // one per call
   s.http_version = "HTTP/1.0";
   EXPECT_EQ(step_warnings(s, {}),
             (std::vector<std::string>{
@@ -346,7 +346,7 @@ TEST(StepWarnings, ServerThatClosesEveryConnectionOrSpeaksHttp10) {
   // Asked for by the run (--new-connection): the version is still news, the connects are not.
   EXPECT_EQ(step_warnings(s, {.new_connection = true}),
             (std::vector<std::string>{"the server answers HTTP/1.0"}));
-  s.connections = 5000;  // a quarter of the calls: some reconnects, not a closing server
+  s.connections_opened = 5000;  // a quarter of the calls: some reconnects, not a closing server
   s.http_version.clear();
   EXPECT_TRUE(step_warnings(s, {}).empty());
 }

@@ -79,7 +79,7 @@ TEST(ResultsJson, FullRecordRoundTripsThroughText) {
 
 TEST(ResultsJson, LayoutOfAStep) {
   const nlohmann::json j = sample_record();
-  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("schema_version"), 2);
   const nlohmann::json& step = j.at("operations").at(1).at("steps").at(0);
   EXPECT_EQ(step.at("clients"), 1);
   EXPECT_EQ(step.at("target_rate"), 500.0);
@@ -95,14 +95,33 @@ TEST(ResultsJson, LayoutOfAStep) {
 
 TEST(ResultsJson, StepsWrittenBeforeConnectionsWereRecordedStillRead) {
   nlohmann::json j = sample_record();
+  j["schema_version"] = 1;
   nlohmann::json& step = j.at("operations").at(0).at("steps").at(0);
-  EXPECT_EQ(step.at("connections"), 3);
+  EXPECT_EQ(step.at("connections_opened"), 3);
   EXPECT_EQ(step.at("http_version"), "HTTP/1.1");
-  step.erase("connections");
-  step.erase("http_version");
+  for (const char* v2 : {"connections_opened", "client_processes", "connections_per_client", "in_flight", "sent",
+                         "send_lag", "http_version"})
+    step.erase(v2);
   const RunRecord r = j.get<RunRecord>();
-  EXPECT_EQ(r.operations.at(0).steps.at(0).connections, 0u);
+  EXPECT_EQ(r.schema_version, 2) << "read into this version's records";
+  EXPECT_EQ(r.operations.at(0).steps.at(0).connections_opened, 0u);
   EXPECT_EQ(r.operations.at(0).steps.at(0).http_version, "");
+}
+
+TEST(ResultsJson, Version1FilesReadWithTheirConnectionsAsConnectionsOpened) {
+  nlohmann::json j = sample_record();
+  j["schema_version"] = 1;
+  nlohmann::json& step = j.at("operations").at(0).at("steps").at(0);
+  step["connections"] = 7;
+  for (const char* v2 : {"connections_opened", "client_processes", "connections_per_client", "in_flight", "sent",
+                         "send_lag"})
+    step.erase(v2);
+  const StepResult s = j.get<RunRecord>().operations.at(0).steps.at(0);
+  EXPECT_EQ(s.connections_opened, 7u);
+  EXPECT_EQ(s.client_processes, s.clients) << "version 1: one process per client";
+  EXPECT_EQ(s.connections_per_client, 1u);
+  EXPECT_EQ(s.in_flight, 0u);
+  EXPECT_FALSE(s.send_lag.has_value());
 }
 
 TEST(ResultsJson, PerHostBreakdownRoundTripsAndIsAbsentWithoutHosts) {
@@ -279,10 +298,14 @@ TEST(ReadResults, WrongOrMissingSchemaVersion) {
   TempDir tmp;
   const fs::path path = tmp.path() / "future.json";
   nlohmann::json j = sample_record();
-  j["schema_version"] = 2;
+  j["schema_version"] = 3;
   write_text(path, j.dump());
   EXPECT_EQ(read_error(path), "results file '" + path.string() +
-                                  "': schema_version is 2, this soapbench reads version 1");
+                                  "': schema_version is 3, this soapbench reads versions 1 to 2");
+  j["schema_version"] = 0;
+  write_text(path, j.dump());
+  EXPECT_EQ(read_error(path), "results file '" + path.string() +
+                                  "': schema_version is 0, this soapbench reads versions 1 to 2");
   j.erase("schema_version");
   write_text(path, j.dump());
   EXPECT_EQ(read_error(path),
