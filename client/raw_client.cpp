@@ -1,5 +1,6 @@
 #include "raw_client.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -90,6 +92,7 @@ class RawClient final : public EchoClient {
   std::vector<Address> addresses_;
   std::string resolve_error_;  // why addresses_ is empty
   DeadlineClock::time_point deadline_{};  // of the call in progress: connect, send, complete response
+  DeadlineClock::duration rcvtimeo_{};    // SO_RCVTIMEO of the connection; zero = none yet
 
   std::string request_;  // request line, headers and body: rendered once
   EchoCheck check_;
@@ -186,6 +189,8 @@ std::optional<CallResult> RawClient::connect_socket() {
     const int err = connect_until(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len, deadline_);
     if (err == 0) {
       fd_ = fd;
+      fcntl(fd, F_SETFL, 0);  // blocking again: receive() waits in recv() itself (see there)
+      rcvtimeo_ = {};
       ++connections_;
       return std::nullopt;
     }
@@ -202,7 +207,7 @@ std::optional<CallResult> RawClient::send_request() {
   size_t sent = 0;
   int interrupted = 0;
   while (sent < request_.size()) {
-    const ssize_t n = send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (n < 0 && errno == EINTR && ++interrupted < kMaxInterruptedRetries) {
@@ -223,22 +228,45 @@ std::optional<CallResult> RawClient::send_request() {
 }
 
 ssize_t RawClient::receive(char* data, size_t size) {
-  // Waits first: right after the request the answer is rarely there yet, so
-  // ppoll + recv is two calls where recv + ppoll + recv would be three.
+  // A blocking recv() bounded by SO_RCVTIMEO set to the time left: one system
+  // call per read, as cheap as a recv() without a deadline. The option is set
+  // again only when it exceeds the time left by more than kSlack (a kept
+  // connection's next call finds it about right), so a steady run makes no
+  // setsockopt() at all. SO_RCVTIMEO counts in jiffies (up to 10 ms), so
+  // within two ticks of the deadline the wait is a ppoll() instead, which
+  // keeps sub-millisecond deadlines.
+  constexpr auto kSlack = std::chrono::milliseconds(1);
+  constexpr auto kTick = std::chrono::milliseconds(10);  // the coarsest jiffy (HZ=100)
   for (int interrupted = 0;;) {
-    if (!wait_ready(fd_, POLLIN, deadline_)) {
+    const auto left = deadline_ - DeadlineClock::now();
+    bool ready = left > DeadlineClock::duration::zero();
+    const bool near = left < 2 * kTick;
+    if (ready && near) {
+      ready = wait_ready(fd_, POLLIN, deadline_);
+    } else if (ready) {
+      // Expires a tick before the deadline at the latest, rounding included;
+      // the last stretch is then the ppoll() above.
+      const auto target = left - kTick;
+      if (rcvtimeo_ == DeadlineClock::duration::zero() || rcvtimeo_ > target + kSlack) {
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(target).count();
+        const timeval tv{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+        setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        rcvtimeo_ = target;
+      }
+    }
+    if (!ready) {
       error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
                                                  " milliseconds with " + std::to_string(received_) +
                                                  " bytes received");
       return -1;
     }
-    const ssize_t n = recv(fd_, data, size, 0);
+    const ssize_t n = recv(fd_, data, size, near ? MSG_DONTWAIT : 0);
     if (n >= 0) {
       received_ += static_cast<uint64_t>(n);
       return n;
     }
     if (errno == EINTR && ++interrupted < kMaxInterruptedRetries) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) continue;  // woken without data: wait again
+    if (errno == EAGAIN || errno == EWOULDBLOCK) continue;  // SO_RCVTIMEO ran out: the deadline decides
     stale_ = received_ == 0 && errno == ECONNRESET;
     error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
     return -1;
