@@ -15,6 +15,9 @@ struct OperationCheck {
   CallResult result;
   WireBytes wire;              // of the call, HTTP headers included
   std::string server_header;   // empty if the response had none
+  // Not called: an earlier operation got no answer (timeout, connect), so that
+  // a silent endpoint fails the check within one timeout, not one per operation.
+  bool skipped = false;
 };
 
 struct CheckReport {

@@ -1,5 +1,6 @@
 #include "client.h"
 
+#include <cstdio>
 #include <cctype>
 #include <stdexcept>
 #include <string>
@@ -79,8 +80,17 @@ bool is_http_url(std::string_view url) {
 
 }  // namespace
 
+double min_timeout_s(std::string_view kind) { return kind == "curl" ? 1e-3 : 1e-6; }
+
 std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptions& options) {
   if (!(options.timeout_s > 0)) throw std::invalid_argument("timeout must be positive");
+  if (options.timeout_s < min_timeout_s(kind))
+  {
+    char text[160];
+    std::snprintf(text, sizeof text, "a timeout of %g us is below the %g us the %.*s client can honour",
+                  options.timeout_s * 1e6, min_timeout_s(kind) * 1e6, static_cast<int>(kind.size()), kind.data());
+    throw std::invalid_argument(text);
+  }
   if (kind == "tcp") return make_tcp_client(options);
   if (options.operation == Operation::tcp_echo)
     throw std::invalid_argument("tcpEcho is a plain-TCP message: only the tcp client sends it");

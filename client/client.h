@@ -26,7 +26,7 @@ enum class FailureKind {
   soap_fault,   // a SOAP Fault with HTTP 500 (or 2xx); detail is its faultstring
   http_status,  // any other non-2xx status, e.g. "HTTP 503"
   mismatch,     // a well-formed response whose echo differs from the request
-  timeout,      // connect, send or receive exceeded ClientOptions::timeout_s
+  timeout,      // the call did not complete within ClientOptions::timeout_s
   connect,      // the TCP connection could not be made
   read,         // the connection broke or the response could not be parsed
 };
@@ -45,8 +45,9 @@ struct ClientOptions {
   std::string url;  // http://host:port/path; tcp://host:port for the "tcp" client
   Operation operation = Operation::echo_string;
   PayloadSize payload;
-  // Connect, then the exchange: gSOAP and the raw client apply it to each send
-  // and receive, libcurl to the whole transfer. Either way a silent server fails in about this time.
+  // The deadline of the whole call (connect, send, complete response), on the
+  // monotonic clock: a server that trickles its answer fails in this time too.
+  // Not below min_timeout_s(kind).
   double timeout_s = 5;
   bool new_connection = false;  // one TCP connection per request instead of keep-alive
 };
@@ -73,6 +74,11 @@ class EchoClient {
   // "HTTP/1.1" or "HTTP/1.0" of the last response; empty when unknown.
   virtual std::string_view http_version() const { return {}; }
 };
+
+// The shortest timeout a kind honours: 1 us (raw, tcp, gsoap), 1 ms for curl,
+// whose timeouts are whole milliseconds. make_client refuses a shorter one
+// rather than round it up.
+double min_timeout_s(std::string_view kind);
 
 // kind is "gsoap", "curl", "raw" or "tcp". Throws std::invalid_argument on an unknown
 // kind, a URL that is not http://host[:port]/path (tcp: tcp://host:port), or an

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <strings.h>
 
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -95,7 +96,9 @@ CurlClient::~CurlClient() {
 }
 
 void CurlClient::configure() {
-  const auto timeout_ms = std::max(1L, static_cast<long>(options_.timeout_s * 1000));
+  // CURLOPT_TIMEOUT_MS is the deadline of the whole transfer, connect included;
+  // whole milliseconds, so make_client refuses less than one (min_timeout_s).
+  const auto timeout_ms = std::max(1L, std::lround(options_.timeout_s * 1000));
   curl_easy_setopt(easy_, CURLOPT_URL, options_.url.c_str());
   curl_easy_setopt(easy_, CURLOPT_PROXY, "");  // loopback benchmarks ignore http_proxy
   curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "call_watchdog.h"
+#include "deadline.h"
 #include "gsoap_values.h"
 #include "soapEchoBindingProxy.h"
 
@@ -61,6 +63,7 @@ class GsoapClient final : public EchoClient {
   static int counting_send(struct soap* s, const char* buf, size_t n);
   static size_t counting_recv(struct soap* s, char* buf, size_t n);
   static int parse_header(struct soap* s, const char* key, const char* val);
+  static int close_socket(struct soap* s);
 
   CallResult check_response();
   CallResult map_error();
@@ -83,6 +86,11 @@ class GsoapClient final : public EchoClient {
   int (*default_send_)(struct soap*, const char*, size_t) = nullptr;
   size_t (*default_recv_)(struct soap*, char*, size_t) = nullptr;
   int (*default_parse_header_)(struct soap*, const char*, const char*) = nullptr;
+  int (*default_close_)(struct soap*) = nullptr;
+
+  // gSOAP's timeouts bound each connect, send and receive; the watchdog holds
+  // the whole call to its deadline (a trickling server restarts the others).
+  CallWatchdog watchdog_;
 
   // Per call.
   WireBytes wire_;
@@ -106,10 +114,14 @@ GsoapClient::GsoapClient(const ClientOptions& options)
   default_send_ = s->fsend;
   default_recv_ = s->frecv;
   default_parse_header_ = s->fparsehdr;
+  default_close_ = s->fclose;
   s->fopen = open_connection;
+  s->fclose = close_socket;
   s->fsend = counting_send;
   s->frecv = counting_recv;
   s->fparsehdr = parse_header;
+  // Each bounds one step; the watchdog (below) the whole call. No transfer_timeout:
+  // racing the watchdog, it would end a late call as an unlabelled error.
   s->connect_timeout = s->send_timeout = s->recv_timeout = to_gsoap_timeout(options.timeout_s);
   s->socket_flags = MSG_NOSIGNAL;  // a server that closed must be an error value, not SIGPIPE
   s->max_keep_alive = 0;           // no limit on requests per connection
@@ -141,6 +153,7 @@ SOAP_SOCKET GsoapClient::open_connection(struct soap* s, const char* endpoint, c
     return fd;
   }
   ++c.connections_;
+  c.watchdog_.watch(fd);
   // gSOAP's tcp_connect sets TCP_NODELAY as well; requests are single writes and
   // must not wait for the peer's delayed ACK, so this does not depend on its version.
   const int one = 1;
@@ -175,6 +188,11 @@ int GsoapClient::parse_header(struct soap* s, const char* key, const char* val) 
   return self(s).default_parse_header_(s, key, val);
 }
 
+int GsoapClient::close_socket(struct soap* s) {
+  self(s).watchdog_.watch(-1);  // before the descriptor can be reused
+  return self(s).default_close_(s);
+}
+
 void GsoapClient::close_connection() {
   struct soap* s = proxy_.soap;
   if (soap_valid_socket(s->socket)) {
@@ -189,15 +207,24 @@ CallResult GsoapClient::call() {
   server_.clear();
   connect_failed_ = timed_out_ = peer_closed_ = false;
   const char* url = options_.url.c_str();
+  const auto deadline = deadline_after(options_.timeout_s);
+  watchdog_.arm(deadline);
   const int rc = options_.operation == Operation::echo_string
                      ? proxy_.echoString(url, nullptr, string_request_, string_response_)
                      : proxy_.echoStruct(url, nullptr, struct_request_, struct_response_);
-  CallResult result = rc == SOAP_OK ? check_response() : map_error();
+  // A failure at the deadline is the deadline's, whichever timer noticed first.
+  const bool deadline_passed = watchdog_.disarm() || (rc != SOAP_OK && DeadlineClock::now() >= deadline);
+  CallResult result = deadline_passed ? failure(FailureKind::timeout, "no complete response within " +
+                                                                         milliseconds_text(options_.timeout_s) +
+                                                                         " milliseconds, the deadline of the call")
+                      : rc == SOAP_OK ? check_response()
+                                      : map_error();
   // Frees what the response allocated; the request lives in request_ctx_.
   struct_response_.item.clear();
   proxy_.destroy();
   // After a failure the stream may be out of step: the next call reconnects.
-  if (!result.ok || options_.new_connection) close_connection();
+  // The watchdog shut the socket down: it cannot carry another call.
+  if (!result.ok || options_.new_connection || deadline_passed) close_connection();
   return result;
 }
 

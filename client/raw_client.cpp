@@ -1,18 +1,22 @@
 #include "raw_client.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "deadline.h"
 #include "raw_response.h"
 #include "response_check.h"
 
@@ -80,14 +84,15 @@ class RawClient final : public EchoClient {
   // One recv() into [data, data + size): bytes read, 0 at end of file, -1 after
   // setting error_ (timeout or read failure).
   ssize_t receive(char* data, size_t size);
+  std::string timeout_text() const { return milliseconds_text(options_.timeout_s); }
   void disconnect();
 
   ClientOptions options_;
   Target target_;
   std::vector<Address> addresses_;
   std::string resolve_error_;  // why addresses_ is empty
-  timeval timeout_{};
-  int timeout_ms_ = 0;
+  DeadlineClock::time_point deadline_{};  // of the call in progress: connect, send, complete response
+  DeadlineClock::duration rcvtimeo_{};    // SO_RCVTIMEO of the connection; zero = none yet
 
   std::string request_;  // request line, headers and body: rendered once
   EchoCheck check_;
@@ -116,11 +121,6 @@ RawClient::RawClient(const ClientOptions& options)
              "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
              (options.new_connection ? "Connection: close\r\n" : "") + "\r\n" + body;
 
-  // Linux applies SO_SNDTIMEO to connect() too, so one timeval bounds every step.
-  const auto micros = std::max(1L, static_cast<long>(options.timeout_s * 1e6));
-  timeout_ = {micros / 1000000, micros % 1000000};
-  timeout_ms_ = static_cast<int>(std::max(1L, micros / 1000));
-
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -145,6 +145,8 @@ void RawClient::disconnect() {
 }
 
 CallResult RawClient::call() {
+  // One deadline for the whole call (deadline.h), the stale-connection retry included.
+  deadline_ = deadline_after(options_.timeout_s);
   wire_ = {};
   server_.clear();
   const bool reused = fd_ >= 0;
@@ -176,29 +178,26 @@ std::optional<CallResult> RawClient::connect_socket() {
   if (addresses_.empty()) return failure(FailureKind::connect, resolve_error_);
   std::string why;
   for (const Address& a : addresses_) {
-    const int fd = socket(a.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = socket(a.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
       why = std::strerror(errno);
       continue;
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout_, sizeof timeout_);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout_, sizeof timeout_);
-    int rc;
-    int attempts = 0;
-    do rc = connect(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len);
-    while (rc != 0 && errno == EINTR && ++attempts < kMaxInterruptedRetries);
-    if (rc == 0) {
+    // Non-blocking from here on: every wait is a ppoll() bounded by the call's deadline.
+    const int err = connect_until(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len, deadline_);
+    if (err == 0) {
       fd_ = fd;
+      fcntl(fd, F_SETFL, 0);  // blocking again: receive() waits in recv() itself (see there)
+      rcvtimeo_ = {};
       ++connections_;
       return std::nullopt;
     }
-    const int err = errno;
     close(fd);
-    if (err == EINPROGRESS || err == EAGAIN || err == ETIMEDOUT)
-      return failure(FailureKind::timeout, "Connection timed out after " + std::to_string(timeout_ms_) +
-                                               " milliseconds to " + target_.host + " port " + target_.port);
+    if (err == ETIMEDOUT)
+      return failure(FailureKind::timeout, "Connection timed out after " + timeout_text() + " milliseconds to " +
+                                               target_.host + " port " + target_.port);
     why = std::strerror(err);
   }
   return failure(FailureKind::connect, "Failed to connect to " + target_.host + " port " + target_.port + ": " + why);
@@ -208,15 +207,16 @@ std::optional<CallResult> RawClient::send_request() {
   size_t sent = 0;
   int interrupted = 0;
   while (sent < request_.size()) {
-    const ssize_t n = send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (n < 0 && errno == EINTR && ++interrupted < kMaxInterruptedRetries) {
       continue;
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
-                                               " milliseconds sending the request (" + std::to_string(sent) +
-                                               " bytes sent)");
+      if (!wait_ready(fd_, POLLOUT, deadline_))
+        return failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
+                                                 " milliseconds sending the request (" + std::to_string(sent) +
+                                                 " bytes sent)");
     } else {
       const int err = n < 0 ? errno : EPIPE;
       stale_ = sent == 0 && (err == EPIPE || err == ECONNRESET);
@@ -228,21 +228,47 @@ std::optional<CallResult> RawClient::send_request() {
 }
 
 ssize_t RawClient::receive(char* data, size_t size) {
+  // A blocking recv() bounded by SO_RCVTIMEO set to the time left: one system
+  // call per read, as cheap as a recv() without a deadline. The option is set
+  // again only when it exceeds the time left by more than kSlack (a kept
+  // connection's next call finds it about right), so a steady run makes no
+  // setsockopt() at all. SO_RCVTIMEO counts in jiffies (up to 10 ms), so
+  // within two ticks of the deadline the wait is a ppoll() instead, which
+  // keeps sub-millisecond deadlines.
+  constexpr auto kSlack = std::chrono::milliseconds(1);
+  constexpr auto kTick = std::chrono::milliseconds(10);  // the coarsest jiffy (HZ=100)
   for (int interrupted = 0;;) {
-    const ssize_t n = recv(fd_, data, size, 0);
+    const auto left = deadline_ - DeadlineClock::now();
+    bool ready = left > DeadlineClock::duration::zero();
+    const bool near = left < 2 * kTick;
+    if (ready && near) {
+      ready = wait_ready(fd_, POLLIN, deadline_);
+    } else if (ready) {
+      // Expires a tick before the deadline at the latest, rounding included;
+      // the last stretch is then the ppoll() above.
+      const auto target = left - kTick;
+      if (rcvtimeo_ == DeadlineClock::duration::zero() || rcvtimeo_ > target + kSlack) {
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(target).count();
+        const timeval tv{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+        setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        rcvtimeo_ = target;
+      }
+    }
+    if (!ready) {
+      error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
+                                                 " milliseconds with " + std::to_string(received_) +
+                                                 " bytes received");
+      return -1;
+    }
+    const ssize_t n = recv(fd_, data, size, near ? MSG_DONTWAIT : 0);
     if (n >= 0) {
       received_ += static_cast<uint64_t>(n);
       return n;
     }
     if (errno == EINTR && ++interrupted < kMaxInterruptedRetries) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      error_ = failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
-                                                 " milliseconds with " + std::to_string(received_) +
-                                                 " bytes received");
-    } else {
-      stale_ = received_ == 0 && errno == ECONNRESET;
-      error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
-    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) continue;  // SO_RCVTIMEO ran out: the deadline decides
+    stale_ = received_ == 0 && errno == ECONNRESET;
+    error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
     return -1;
   }
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "deadline.h"
 #include "frame.h"
 
 namespace soapbench {
@@ -82,7 +83,7 @@ class TcpClient final : public EchoClient {
   std::vector<sockaddr_storage> addresses_;
   std::vector<socklen_t> lengths_;
   std::string resolve_error_;
-  int timeout_ms_ = 0;
+  DeadlineClock::time_point deadline_{};  // of the exchange in progress, connect included
   int fd_ = -1;
   uint64_t calls_ = 0;
   std::vector<uint8_t> request_;  // header + payload; the first 8 payload bytes carry the call number
@@ -95,7 +96,6 @@ TcpClient::TcpClient(const ClientOptions& options) : options_(options), endpoint
     throw std::invalid_argument("the tcp client sends tcpEcho messages only, not " +
                                 std::string(to_string(options.operation)));
   if (options.payload.data_bytes > 0xffffffffu) throw std::invalid_argument("a tcp message is at most 4 GiB - 1");
-  timeout_ms_ = static_cast<int>(std::max(1.0, options.timeout_s * 1000));
   const auto payload = make_bytes(options.payload.data_bytes);
   request_.resize(tcp::kFrameHeaderBytes + payload.size());
   tcp::write_frame_header(request_.data(), static_cast<uint32_t>(payload.size()));
@@ -123,27 +123,21 @@ std::optional<CallResult> TcpClient::connect_socket() {
   if (addresses_.empty()) return failure(FailureKind::connect, resolve_error_);
   std::string why;
   for (size_t i = 0; i < addresses_.size(); ++i) {
-    const int fd = socket(addresses_[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = socket(addresses_[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
       why = std::strerror(errno);
       continue;
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    const timeval tv{timeout_ms_ / 1000, (timeout_ms_ % 1000) * 1000};
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);  // bounds connect() on Linux
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);  // bounds the wait for the echo
-    int rc, attempts = 0;
-    do rc = connect(fd, reinterpret_cast<const sockaddr*>(&addresses_[i]), lengths_[i]);
-    while (rc != 0 && errno == EINTR && ++attempts < kMaxInterruptedRetries);
-    if (rc == 0) {
+    const int err = connect_until(fd, reinterpret_cast<const sockaddr*>(&addresses_[i]), lengths_[i], deadline_);
+    if (err == 0) {
       fd_ = fd;
       return std::nullopt;
     }
-    const int err = errno;
     close(fd);
-    if (err == EINPROGRESS || err == EAGAIN || err == ETIMEDOUT)
-      return failure(FailureKind::timeout, "Connection timed out after " + std::to_string(timeout_ms_) +
+    if (err == ETIMEDOUT)
+      return failure(FailureKind::timeout, "Connection timed out after " + milliseconds_text(options_.timeout_s) +
                                                " milliseconds to " + where());
     why = std::strerror(err);
   }
@@ -168,10 +162,14 @@ std::optional<CallResult> TcpClient::exchange() {
         return failure(FailureKind::read, std::string("Send failure: ") + std::strerror(errno));
       }
     }
-    // All sent: a blocking recv (bounded by SO_RCVTIMEO) waits for the echo,
-    // so a small message costs one send() and one recv().
+    // All sent: wait for the echo first, so that a small message costs one
+    // send(), one ppoll() and one recv(); the wait ends at the deadline.
     const bool all_sent = sent == total;
-    const ssize_t n = recv(fd_, echo_.data() + got, total - got, all_sent ? 0 : MSG_DONTWAIT);
+    if (all_sent && !wait_ready(fd_, POLLIN, deadline_))
+      return failure(FailureKind::timeout, "Operation timed out after " + milliseconds_text(options_.timeout_s) +
+                                               " milliseconds with " + std::to_string(got) + " of " +
+                                               std::to_string(total) + " bytes echoed");
+    const ssize_t n = recv(fd_, echo_.data() + got, total - got, MSG_DONTWAIT);
     if (n > 0) {
       got += static_cast<size_t>(n);
       progress = true;
@@ -181,17 +179,13 @@ std::optional<CallResult> TcpClient::exchange() {
     } else if (errno == EINTR && ++interrupted < kMaxInterruptedRetries) {
       continue;
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (all_sent)
-        return failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
-                                                 " milliseconds with " + std::to_string(got) + " of " +
-                                                 std::to_string(total) + " bytes echoed");
+      // nothing yet: wait below (or, all sent, at the top)
     } else {
       return failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
     }
     if (!progress && sent < total) {  // both directions blocked: wait for either
-      pollfd p{fd_, POLLIN | POLLOUT, 0};
-      if (poll(&p, 1, timeout_ms_) == 0)
-        return failure(FailureKind::timeout, "Operation timed out after " + std::to_string(timeout_ms_) +
+      if (!wait_ready(fd_, POLLIN | POLLOUT, deadline_))
+        return failure(FailureKind::timeout, "Operation timed out after " + milliseconds_text(options_.timeout_s) +
                                                  " milliseconds with " + std::to_string(sent) + " bytes sent and " +
                                                  std::to_string(got) + " echoed");
     }
@@ -201,6 +195,7 @@ std::optional<CallResult> TcpClient::exchange() {
 }
 
 CallResult TcpClient::call() {
+  deadline_ = deadline_after(options_.timeout_s);  // of the whole exchange (deadline.h)
   wire_ = {};
   // The call number in the payload: an echo of an earlier message (a server
   // that replays, a stream out of step) does not compare equal.

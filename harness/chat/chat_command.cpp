@@ -104,6 +104,7 @@ StepResult make_step(const ChatConfig& c, const ChatOutcome& o, const StepServer
   const ChatVerdict& v = o.verdict;
   StepResult step;
   step.clients = c.plan.rooms * c.plan.users;
+  step.client_processes = 1;  // every user in this process, on its event loops, one connection each
   step.target_rate = c.plan.rate * step.clients;
   step.duration_s = o.measured_s;
   step.requests = v.delivered;

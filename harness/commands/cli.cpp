@@ -97,6 +97,7 @@ void validate_run(const RunConfig& c) {
       throw UsageError(std::string("--url: ") + e.what());
     }
   }
+  validate_call(c.call);
   validate_load(c.load);
   std::error_code ec;
   if (std::filesystem::exists(c.out_dir, ec) && !std::filesystem::is_directory(c.out_dir, ec))
@@ -105,6 +106,7 @@ void validate_run(const RunConfig& c) {
 
 void validate_check(const CheckConfig& c) {
   if (c.call.client.url.empty() && c.stack.empty()) throw UsageError("--url or --stack: one of them is required");
+  validate_call(c.call);
   if (!c.stack.empty()) return validate_stack_name(c.stack);
   try {
     make_client(c.call.client_kind, c.call.client);

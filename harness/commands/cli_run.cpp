@@ -2,8 +2,11 @@
 // operation to see that the endpoint answers, the ramp, the results file.
 #include <unistd.h>
 
+#include <chrono>
+#include <future>
 #include <memory>
 #include <ostream>
+#include <thread>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -49,17 +52,31 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
           {"server_mode", call.url.empty() && (c.stack.empty() || c.stack == kEmbeddedStack) ? c.server_mode : ""}};
 }
 
+// client->call() on a thread of its own, so that an interrupt ends the wait
+// at once rather than after the call's timeout. Throws std::runtime_error when
+// interrupted; the abandoned call's thread keeps its client (shared) and ends
+// at the call's deadline or with the process.
+CallResult interruptible_call(const std::shared_ptr<EchoClient>& client, const InterruptWatch* interrupt) {
+  if (!interrupt) return client->call();
+  auto done = std::make_shared<std::promise<CallResult>>();
+  std::future<CallResult> result = done->get_future();
+  std::thread([client, done] { done->set_value(client->call()); }).detach();
+  while (result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)
+    if (interrupt->interrupted()) throw std::runtime_error("interrupted during the probe call");
+  return result.get();
+}
+
 // One call per operation before the ramp. Only an endpoint that cannot be
 // reached stops the run: a fault or a wrong echo is what the run will count.
 // Returns the Server header of the first answer; throws std::runtime_error.
-std::string probe(const RunConfig& c, const std::string& url, std::ostream& out) {
+std::string probe(const RunConfig& c, const std::string& url, std::ostream& out, const InterruptWatch* interrupt) {
   std::string server_header;
   for (const Operation op : c.operations) {
     ClientOptions options = c.call.client;
     options.url = url;
     options.operation = op;
-    auto client = make_client(c.call.client_kind, options);
-    const CallResult r = client->call();
+    std::shared_ptr<EchoClient> client = make_client(c.call.client_kind, options);
+    const CallResult r = interruptible_call(client, interrupt);
     if (!r.ok && r.kind == FailureKind::connect)
       throw std::runtime_error(fmt::format("cannot reach {}: {}", url, r.detail));
     if (!r.ok)
@@ -97,10 +114,10 @@ RunRecord start_record(const RunConfig& c, const RampPlan& plan) {
 }
 
 void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record, std::ostream& out,
-                    const std::string& stack_label) {
+                    const std::string& stack_label, const InterruptWatch* interrupt) {
   const std::string& url = plan.call.client.url;
   record.context.url = url;
-  const std::string server_header = probe(c, url, out);
+  const std::string server_header = probe(c, url, out, interrupt);
   if (const auto stats = fetch_server_stats(url)) {
     record.context.server_mode = stats->mode;
     record.context.stack_label = stats->gsoap_version.empty() ? server_header : "gSOAP " + stats->gsoap_version;
@@ -173,7 +190,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   try {
     target = std::make_unique<RunTarget>(c.call.client.url, c.stack, c.server_mode, out);
     aim_at(plan, *target);
-    probe_endpoint(c, plan, record, out, target->peer_version());
+    probe_endpoint(c, plan, record, out, target->peer_version(), &interrupt);
     outcome = run_local_ramp(plan, c.load.interval_s > 0, interrupt, out);
   } catch (const std::exception& e) {
     outcome.error = e.what();

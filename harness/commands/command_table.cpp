@@ -11,6 +11,7 @@
 
 #include "commands/chat_cli.h"
 #include "commands/cli.h"
+#include "commands/export.h"
 #include "commands/merge.h"
 #include "commands/report_cmd.h"
 #include "commands/sweep.h"
@@ -63,6 +64,12 @@ int report_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   return report_command(config, out, err);
 }
 
+int export_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  ExportConfig config;
+  if (const int code = parse_export(argc - 1, argv + 1, config, out, err); code >= 0) return code;
+  return export_command(config, out, err);
+}
+
 int chat_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   int code = -1;
   const chat::ChatConfig config = chat::parse_chat_args(argc - 1, argv + 1, out, err, code);
@@ -84,6 +91,7 @@ const std::array kCommands{
                  tcp_echo_main},
     CommandEntry{"sweep", "JProxy's payload sweep: SOAP against plain TCP, size by size", sweep_main},
     CommandEntry{"merge", "Results files of several load clients as one run", merge_main},
+    CommandEntry{"export", "A run's histograms for HdrHistogram's tools (.hgrm, .hlog)", export_main},
     CommandEntry{"chat", "The chat-room benchmark: rooms of users whose messages the server relays", chat_main},
     CommandEntry{"worker", "Internal: one client process of a run", shared_app_main, false},
 };

@@ -73,6 +73,8 @@ IntervalSample merge_samples(const std::vector<const IntervalSample*>& parts) {
     m.t_s = std::max(m.t_s, p->t_s);
     m.requests += p->requests;
     m.errors += p->errors;
+    m.connect_errors += p->connect_errors;
+    m.send_lag_p99_ms = std::max(m.send_lag_p99_ms, p->send_lag_p99_ms);  // a bound, as the percentiles below
     m.throughput += p->throughput;
     weighted_mean += p->mean_ms * static_cast<double>(p->requests);
     if (p->requests == 0) continue;
@@ -89,8 +91,8 @@ IntervalSample merge_samples(const std::vector<const IntervalSample*>& parts) {
 StepResult merge_steps(const std::vector<const StepResult*>& parts) {
   StepResult m;
   m.target_rate = 0;
-  LatencyHistogram uncorrected;
-  bool has_uncorrected = false;
+  LatencyHistogram uncorrected, send_lag;
+  bool has_uncorrected = false, has_send_lag = false;
   double server_cpu = 0, request_bytes = 0, response_bytes = 0;
   unsigned server_parts = 0;
   uint64_t weighed = 0;
@@ -103,11 +105,18 @@ StepResult merge_steps(const std::vector<const StepResult*>& parts) {
     m.duration_s = std::max(m.duration_s, p.duration_s);
     m.requests += p.requests;
     m.failures += p.failures;
+    m.in_flight += p.in_flight;
+    m.client_processes += p.client_processes;
+    m.connections_opened += p.connections_opened;
     m.throughput += p.throughput;
     m.latency.merge(p.latency);
     if (p.uncorrected) {
       uncorrected.merge(*p.uncorrected);
       has_uncorrected = true;
+    }
+    if (p.send_lag) {
+      send_lag.merge(*p.send_lag);
+      has_send_lag = true;
     }
     if (p.server_cpu_pct) {
       server_cpu += *p.server_cpu_pct;
@@ -121,6 +130,7 @@ StepResult merge_steps(const std::vector<const StepResult*>& parts) {
     for (const auto& w : p.warnings) m.warnings.push_back(fmt::format("part {}: {}", i + 1, w));
   }
   if (has_uncorrected) m.uncorrected = std::move(uncorrected);
+  if (has_send_lag) m.send_lag = std::move(send_lag);
   if (server_parts > 0) m.server_cpu_pct = server_cpu / server_parts;
   if (weighed > 0) {
     m.request_bytes = request_bytes / static_cast<double>(weighed);

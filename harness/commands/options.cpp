@@ -61,7 +61,9 @@ CLI::Option* add_client_kind_option(CLI::App& app, std::string& kind) {
 }
 
 CLI::Option* add_timeout_option(CLI::App& app, double& timeout_s) {
-  return app.add_option("--timeout", timeout_s, "Per call: connect, send and receive each")
+  return app.add_option("--timeout", timeout_s,
+                        "Deadline of each whole call (connect, send, complete response); a call that\n"
+                        "misses it counts as a timeout and its connection is closed. At least 1us (curl: 1ms)")
       ->transform(duration_value(true))
       ->default_str(duration_text(timeout_s));
 }
@@ -152,6 +154,13 @@ CLI::Option* add_interval_option(CLI::App& app, double& interval_s) {
 void add_output_options(CLI::App& app, std::string& label, std::string& out_dir) {
   app.add_option("--label", label, "Name of the run in file names, tables and charts");
   app.add_option("--out", out_dir, "Directory of the results files")->capture_default_str();
+}
+
+void validate_call(const CallSpec& call) {
+  if (call.client.timeout_s < min_timeout_s(call.client_kind))
+    throw UsageError(fmt::format("--timeout: {:g} ms is below the shortest timeout the {} client honours ({:g} ms)",
+                                 call.client.timeout_s * 1e3, call.client_kind,
+                                 min_timeout_s(call.client_kind) * 1e3));
 }
 
 void validate_load(const LoadSpec& load) {

@@ -44,6 +44,10 @@ void add_output_options(CLI::App& app, std::string& label, std::string& out_dir)
 // 10 -> "10s", 0.5 -> "500ms", 0 -> "0": a duration as the flags take it.
 std::string duration_text(double seconds);
 
+// --timeout not below what the --client kind honours (client/client.h
+// min_timeout_s). Throws UsageError naming --timeout.
+void validate_call(const CallSpec& call);
+
 // The rules between the load's flags: --duration > 0 unless --requests,
 // --interval 0 or >= 100ms, a --rate not below 0.01 calls/s per client.
 // Throws UsageError (commands/cli.h) naming the flag.

@@ -29,9 +29,10 @@ RunRecord start_record(const RunConfig& config, const RampPlan& plan);
 // One call per operation to see that plan.call.client.url answers, then the server's
 // /stats for the record's stack label and mode, then the "soapbench run: ..."
 // line. Throws std::runtime_error when the endpoint cannot be reached.
-// A peer's `version` line, when given, is the stack label instead.
+// A peer's `version` line, when given, is the stack label instead. With an
+// `interrupt`, a signal ends a probe call at once (std::runtime_error).
 void probe_endpoint(const RunConfig& config, const RampPlan& plan, RunRecord& record, std::ostream& out,
-                    const std::string& stack_label = "");
+                    const std::string& stack_label = "", const InterruptWatch* interrupt = nullptr);
 
 // The ramp of `plan` with worker processes on this host, printed to `out`
 // (live lines when `live_lines`); nothing when `interrupt` has fired already.

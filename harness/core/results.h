@@ -14,9 +14,12 @@
 
 namespace soapbench {
 
-// Bumped whenever a field changes meaning or disappears; read_results refuses
-// any other version.
-inline constexpr int kResultsSchemaVersion = 1;
+// Bumped whenever a field changes meaning or disappears; schemas/results-vN.schema.json
+// describes version N. read_results reads this version and the one before:
+//   1 -> 2: a step's `connections` became `connections_opened`; `client_processes`,
+//           `connections_per_client`, `in_flight`, `sent` and `send_lag` were added.
+inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kOldestResultsSchemaVersion = 1;
 
 // Failed calls by kind. A call counts once, under the first failure seen.
 struct FailureCounts {
@@ -40,6 +43,8 @@ struct IntervalSample {
   double throughput = 0;  // successful calls per second in the interval
   double min_ms = 0, mean_ms = 0, p50_ms = 0, p75_ms = 0, p90_ms = 0, p95_ms = 0,
          p99_ms = 0, max_ms = 0;
+  uint64_t connect_errors = 0;  // of the errors, calls that could not connect (absent in older files: 0)
+  double send_lag_p99_ms = 0;   // rate mode: p99 of actual send minus slot (absent in older files: 0)
   bool operator==(const IntervalSample&) const = default;
 };
 
@@ -63,21 +68,34 @@ struct StepResult {
   double duration_s = 0;   // measured wall time, warm-up excluded
   uint64_t requests = 0;   // successful calls
   FailureCounts failures;
+  // Measured calls still in flight when the step ended (an interrupt, a client
+  // stopped in a blocked call): no call is lost from the counts,
+  // sent() = requests + failures.total() + in_flight.
+  uint64_t in_flight = 0;
+  uint64_t sent() const { return requests + failures.total() + in_flight; }
   double throughput = 0;   // successful calls per second
   // Successful calls only. In rate mode measured from each call's scheduled
   // start (corrected for coordinated omission); `uncorrected` from its actual start.
   LatencyHistogram latency;
   std::optional<LatencyHistogram> uncorrected;  // rate mode only
+  // Rate mode only: each measured call's actual send minus its slot, the
+  // driver's own lateness (what the corrected latency must not charge the server).
+  std::optional<LatencyHistogram> send_lag;
   // CPU time over wall time x 100, as top shows it: 100 = one core busy.
   // Client CPU sums all client processes, so both may exceed 100.
   std::optional<double> server_cpu_pct;  // absent when the server is not observable
   double client_cpu_pct = 0;
   double request_bytes = 0;   // mean bytes per call sent, HTTP headers included
   double response_bytes = 0;  // mean bytes per call received, HTTP headers included
-  // TCP connections the clients opened while measuring: none with keep-alive
-  // (warm-up opened them), about one per call when the server closes after each response.
-  // Absent in files written before it was recorded (read as 0).
-  uint64_t connections = 0;
+  // Who made the calls: `clients` loops (closed or a share of the rate), run by
+  // `client_processes` processes (or MPI ranks) that reported, each client on
+  // `connections_per_client` connections (1).
+  unsigned client_processes = 0;
+  unsigned connections_per_client = 1;
+  // TCP connections the clients opened while measuring: 0 with keep-alive (the
+  // warm-up's are reused), about one per call when the server closes after each
+  // response. Version 1 called it `connections`; absent in older files (read as 0).
+  uint64_t connections_opened = 0;
   std::string http_version;   // of the responses, e.g. "HTTP/1.0"; empty when unknown
   std::vector<IntervalSample> intervals;
   std::vector<std::string> warnings;

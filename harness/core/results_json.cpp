@@ -72,8 +72,18 @@ constexpr auto kContextFields = std::make_tuple(
 
 void to_json(json& j, const FailureCounts& v) { write_fields(j, v, kFailureFields); }
 void from_json(const json& j, FailureCounts& v) { read_fields(j, v, kFailureFields); }
-void to_json(json& j, const IntervalSample& v) { write_fields(j, v, kIntervalFields); }
-void from_json(const json& j, IntervalSample& v) { read_fields(j, v, kIntervalFields); }
+void to_json(json& j, const IntervalSample& v) {
+  write_fields(j, v, kIntervalFields);
+  j["connect_errors"] = v.connect_errors;
+  j["send_lag_p99_ms"] = v.send_lag_p99_ms;
+}
+void from_json(const json& j, IntervalSample& v) {
+  read_fields(j, v, kIntervalFields);
+  v.connect_errors = 0;
+  if (j.contains("connect_errors")) get(j, "connect_errors", v.connect_errors);
+  v.send_lag_p99_ms = 0;
+  if (j.contains("send_lag_p99_ms")) get(j, "send_lag_p99_ms", v.send_lag_p99_ms);
+}
 void to_json(json& j, const HostResult& v) { write_fields(j, v, kHostFields); }
 void from_json(const json& j, HostResult& v) { read_fields(j, v, kHostFields); }
 void to_json(json& j, const OperationResult& v) { write_fields(j, v, kOperationFields); }
@@ -85,7 +95,14 @@ void to_json(json& j, const StepResult& v) {
   write_fields(j, v, kStepFields);
   j["latency_summary_ms"] = latency_summary_ms(v.latency);
   j["uncorrected"] = v.uncorrected ? v.uncorrected->to_json() : json(nullptr);
-  j["connections"] = v.connections;
+  if (v.uncorrected) j["uncorrected_summary_ms"] = latency_summary_ms(*v.uncorrected);
+  j["send_lag"] = v.send_lag ? v.send_lag->to_json() : json(nullptr);
+  if (v.send_lag) j["send_lag_summary_ms"] = latency_summary_ms(*v.send_lag);
+  j["client_processes"] = v.client_processes;
+  j["connections_per_client"] = v.connections_per_client;
+  j["connections_opened"] = v.connections_opened;
+  j["in_flight"] = v.in_flight;
+  j["sent"] = v.sent();  // written for readers; the reader recomputes it
   j["http_version"] = v.http_version;
   if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
 }
@@ -98,8 +115,22 @@ void from_json(const json& j, StepResult& v) {
   } else {
     v.uncorrected.reset();
   }
+  v.send_lag.reset();
+  if (j.contains("send_lag") && !j.at("send_lag").is_null()) {
+    v.send_lag.emplace();
+    get(j, "send_lag", *v.send_lag);
+  }
   // Added within schema 1: optional, so that earlier files still read.
-  if (j.contains("connections")) get(j, "connections", v.connections);
+  // Version 2's names, else version 1's (whose processes were one per client).
+  v.connections_opened = 0;
+  if (j.contains("connections_opened")) get(j, "connections_opened", v.connections_opened);
+  else if (j.contains("connections")) get(j, "connections", v.connections_opened);
+  v.client_processes = v.clients;
+  if (j.contains("client_processes")) get(j, "client_processes", v.client_processes);
+  v.connections_per_client = 1;
+  if (j.contains("connections_per_client")) get(j, "connections_per_client", v.connections_per_client);
+  v.in_flight = 0;
+  if (j.contains("in_flight")) get(j, "in_flight", v.in_flight);
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
   v.hosts.clear();
   if (j.contains("hosts")) get(j, "hosts", v.hosts);
@@ -115,10 +146,11 @@ void to_json(json& j, const RunRecord& v) {
 void from_json(const json& j, RunRecord& v) {
   // The version comes first: a future file may differ in any other field.
   const json& version = need(j, "schema_version");
-  if (!version.is_number_integer() || version.get<int64_t>() != kResultsSchemaVersion)
-    throw FieldError("", fmt::format("schema_version is {}, this soapbench reads version {}",
-                                     version.dump(), kResultsSchemaVersion));
-  v.schema_version = kResultsSchemaVersion;
+  if (!version.is_number_integer() || version.get<int64_t>() < kOldestResultsSchemaVersion ||
+      version.get<int64_t>() > kResultsSchemaVersion)
+    throw FieldError("", fmt::format("schema_version is {}, this soapbench reads versions {} to {}",
+                                     version.dump(), kOldestResultsSchemaVersion, kResultsSchemaVersion));
+  v.schema_version = kResultsSchemaVersion;  // read into this version's records
   const json& context = need(j, "context");
   within("context", [&] { from_json(context, v.context); });
   get(j, "partial", v.partial);

@@ -16,6 +16,15 @@
 //    the scheduled time (corrected for coordinated omission: a stall delays the
 //    calls queued behind it, and they are charged for it), `uncorrected` from
 //    the actual send. A late worker sends at once until it has caught up.
+//  - Rate mode paces precisely: an absolute sleep (clock_nanosleep
+//    TIMER_ABSTIME, timer slack lowered to 1 ns) to just before the slot, then
+//    a short spin to it, so that the wake-up's lateness is not charged to the
+//    server. What lateness remains is measured: `send_lag`, actual send minus slot.
+//  - No call is lost from the counts: a measured call is ok, failed by kind, or
+//    (in a snapshot taken while it runs) in flight; `sent()` is their sum.
+//  - A refused connection is retried after a backoff (1 ms doubling to 1 s,
+//    with jitter), so that a dead server costs a few attempts per second, not
+//    a busy loop; any other outcome resets it.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -55,12 +64,15 @@ struct EngineInterval {
   double end_s = 0;        // its end in seconds since measurement start (the last may be short)
   uint64_t ok = 0;         // successful calls started in it
   uint64_t failed = 0;     // failed calls started in it
+  uint64_t connect_failed = 0;  // of those, calls that could not connect: the server is unreachable
   LatencyHistogram latency;  // successful calls (corrected in rate mode)
+  LatencyHistogram send_lag; // rate mode: every call's actual send minus its slot
 };
 
 struct WorkerResult {
   LatencyHistogram latency;      // successful measured calls (see the header comment)
   LatencyHistogram uncorrected;  // rate mode only: from the actual send
+  LatencyHistogram send_lag;     // rate mode only: actual send minus slot, of every measured call
   std::vector<EngineInterval> intervals;
   FailureCounts failures;        // failed measured calls by kind
   std::string first_failure;     // "kind: detail" of the first failed call, warm-up included
@@ -75,8 +87,10 @@ struct WorkerResult {
   uint64_t late_calls = 0;       // rate mode: calls sent more than one period after their slot
   double max_lag_s = 0;          // rate mode: the furthest behind schedule a send was
   bool partial = false;          // stopped before the measured phase ended
+  uint64_t in_flight = 0;        // measured calls sent and not yet finished (a snapshot's call in progress)
 
   uint64_t measured_calls() const { return ok + failures.total(); }
+  uint64_t sent() const { return measured_calls() + in_flight; }  // every measured call sent
 };
 
 void add_failure(FailureCounts& counts, FailureKind kind);
@@ -103,9 +117,15 @@ class Engine {
   using Clock = std::chrono::steady_clock;
 
   bool wait_until(Clock::time_point t, const std::atomic<bool>& stop) const;
+  // wait_until to the microsecond: an absolute sleep to just before `t`, then a spin.
+  bool wait_precisely(Clock::time_point t, const std::atomic<bool>& stop) const;
   void begin_measurement(Clock::time_point t);
   // `scheduled` is the call's slot in rate mode, its send time in a closed loop.
-  void call_once(Clock::time_point scheduled, bool measured);
+  // Returns false when the call could not connect.
+  bool call_once(Clock::time_point scheduled, bool measured);
+  // After a call: waits out the connect backoff when it could not connect
+  // (resets it otherwise). False when `stop` was seen.
+  bool back_off(bool connected, const std::atomic<bool>& stop);
   void close_intervals(Clock::time_point now);
   EngineInterval last_interval(double measured_s) const;
   void send_intervals(const std::vector<EngineInterval>& intervals);
@@ -118,6 +138,7 @@ class Engine {
 
   mutable std::mutex mutex_;  // guards everything below; held only to record
   Phase phase_ = Phase::waiting;
+  bool in_call_ = false;  // a measured call is in progress
   WorkerResult result_;
   Clock::time_point measure_start_{};
   Clock::time_point last_end_{};
@@ -125,6 +146,10 @@ class Engine {
   uint64_t connections_at_measure_start_ = 0;
   EngineInterval current_;
   std::vector<EngineInterval> closed_unsent_;  // closed intervals not yet handed to the sink
+
+  // Only run()'s thread uses these.
+  double backoff_s_ = 0;   // the next connect backoff; 0 after a call that connected
+  uint64_t jitter_state_;  // xorshift state for the backoff's jitter
 };
 
 // JSON for the pipe between a worker process and the driver. The histograms

@@ -56,7 +56,8 @@ constexpr auto kPlanFields = std::make_tuple(
 constexpr auto kIntervalFields = std::make_tuple(
     field("index", &EngineInterval::index), field("end_s", &EngineInterval::end_s),
     field("ok", &EngineInterval::ok), field("failed", &EngineInterval::failed),
-    field("latency", &EngineInterval::latency));
+    field("connect_failed", &EngineInterval::connect_failed), field("latency", &EngineInterval::latency),
+    field("send_lag", &EngineInterval::send_lag));
 
 constexpr auto kResultFields = std::make_tuple(
     field("latency", &WorkerResult::latency), field("uncorrected", &WorkerResult::uncorrected),
@@ -66,7 +67,8 @@ constexpr auto kResultFields = std::make_tuple(
     field("request_bytes", &WorkerResult::request_bytes), field("response_bytes", &WorkerResult::response_bytes),
     field("cpu_s", &WorkerResult::cpu_s), field("connections_opened", &WorkerResult::connections_opened),
     field("http_version", &WorkerResult::http_version), field("late_calls", &WorkerResult::late_calls),
-    field("max_lag_s", &WorkerResult::max_lag_s), field("partial", &WorkerResult::partial));
+    field("max_lag_s", &WorkerResult::max_lag_s), field("partial", &WorkerResult::partial),
+    field("in_flight", &WorkerResult::in_flight), field("send_lag", &WorkerResult::send_lag));
 
 // Reads a whole message, naming it in any error: "worker message: call.client: missing field 'timeout_s'".
 template <class T, class Fields>

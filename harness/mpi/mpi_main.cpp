@@ -110,7 +110,7 @@ int run_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
   MpiFleet fleet(job, interrupt.flag());
   if (outcome.error.empty()) {
     try {
-      probe_endpoint(c, plan, record, out, stack_label);
+      probe_endpoint(c, plan, record, out, stack_label, &interrupt);
     } catch (const std::exception& e) {
       outcome.error = e.what();
     }

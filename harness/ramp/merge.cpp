@@ -16,14 +16,16 @@ double ms(double s) { return s * 1000.0; }
 
 IntervalSample merge_interval(const std::vector<const EngineInterval*>& parts, double interval_s) {
   IntervalSample s;
-  LatencyHistogram latency;
+  LatencyHistogram latency, send_lag;
   double start_s = 0;
   for (const EngineInterval* p : parts) {
     start_s = static_cast<double>(p->index) * interval_s;
     s.t_s = std::max(s.t_s, p->end_s);
     s.requests += p->ok;
     s.errors += p->failed;
+    s.connect_errors += p->connect_failed;
     latency.merge(p->latency);
+    send_lag.merge(p->send_lag);
   }
   const double length = s.t_s - start_s;
   s.throughput = length > 0 ? static_cast<double>(s.requests) / length : 0;
@@ -35,6 +37,7 @@ IntervalSample merge_interval(const std::vector<const EngineInterval*>& parts, d
   s.p95_ms = ms(latency.percentile(95));
   s.p99_ms = ms(latency.percentile(99));
   s.max_ms = ms(latency.max());
+  s.send_lag_p99_ms = ms(send_lag.percentile(99));
   return s;
 }
 
@@ -44,19 +47,22 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
   step.clients = clients;
   step.target_rate = target_rate;
   step.warmup_s = warmup_s;
-  LatencyHistogram uncorrected;
+  LatencyHistogram uncorrected, send_lag;
   double cpu_s = 0, request_bytes = 0, response_bytes = 0;
   uint64_t weighed = 0;
   std::map<unsigned, std::vector<const EngineInterval*>> by_index;
   for (const auto& w : workers) {
     step.requests += w.ok;
     step.failures += w.failures;
+    step.in_flight += w.in_flight;
     if (w.measured_s > 0) step.throughput += static_cast<double>(w.ok) / w.measured_s;
     step.duration_s = std::max(step.duration_s, w.measured_s);
     step.latency.merge(w.latency);
-    step.connections += w.connections_opened;
+    step.connections_opened += w.connections_opened;
+    ++step.client_processes;
     if (step.http_version.empty()) step.http_version = w.http_version;
     uncorrected.merge(w.uncorrected);
+    send_lag.merge(w.send_lag);
     cpu_s += w.cpu_s;
     if (w.ok > 0) {  // every call of one worker carries the same payload
       request_bytes += static_cast<double>(w.request_bytes) * static_cast<double>(w.ok);
@@ -65,7 +71,10 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
     }
     for (const auto& i : w.intervals) by_index[i.index].push_back(&i);
   }
-  if (target_rate > 0) step.uncorrected = std::move(uncorrected);
+  if (target_rate > 0) {
+    step.uncorrected = std::move(uncorrected);
+    step.send_lag = std::move(send_lag);
+  }
   step.client_cpu_pct = step.duration_s > 0 ? cpu_s / step.duration_s * 100.0 : 0;
   if (weighed > 0) {
     step.request_bytes = request_bytes / static_cast<double>(weighed);

@@ -20,7 +20,7 @@ std::string connection_notes(const OperationResult& op) {
   for (const auto& s : op.steps) {
     http10 = http10 || s.http_version == "HTTP/1.0";
     const uint64_t calls = s.requests + s.failures.total();
-    per_call = per_call || (calls > 0 && s.connections > s.clients && 2 * s.connections >= calls);
+    per_call = per_call || (calls > 0 && s.connections_opened > s.clients && 2 * s.connections_opened >= calls);
   }
   std::string notes = http10 ? "HTTP/1.0" : "";
   if (per_call) notes += std::string(notes.empty() ? "" : ", ") + "a connection per call";

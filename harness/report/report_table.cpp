@@ -38,9 +38,12 @@ std::vector<std::string> row(const StepResult& s, bool with_rate) {
                 s.server_cpu_pct ? fmt::format("{:.1f}", *s.server_cpu_pct) : "-",
                 fmt::format("{:.1f}", s.client_cpu_pct),
                 fmt::format("{:.0f}", s.request_bytes + s.response_bytes)});
+  if (with_rate) cells.push_back(s.send_lag ? ms(s.send_lag->percentile(99)) : "-");
   const uint64_t errors = s.failures.total();
-  cells.push_back(errors == 0 ? "0"
-                              : fmt::format("{} ({})", errors, describe_failures(s.failures)));
+  std::string cell = errors == 0 ? "0" : fmt::format("{} ({})", errors, describe_failures(s.failures));
+  // Calls cut off by the end of a partial step: counted, never lost.
+  if (s.in_flight > 0) cell += fmt::format("; {} in flight of {} sent", s.in_flight, s.sent());
+  cells.push_back(std::move(cell));
   return cells;
 }
 
@@ -48,7 +51,9 @@ std::vector<std::string> header(bool with_rate) {
   std::vector<std::string> cells = {"clients"};
   if (with_rate) cells.push_back("target/s");
   cells.insert(cells.end(), {"req/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms",
-                             "server CPU%", "client CPU%", "bytes/call", "errors"});
+                             "server CPU%", "client CPU%", "bytes/call"});
+  if (with_rate) cells.push_back("lag p99 ms");  // send lag: actual send minus schedule
+  cells.push_back("errors");
   return cells;
 }
 

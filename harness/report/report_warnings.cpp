@@ -1,4 +1,5 @@
 // Warnings about what a step's numbers may really measure.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -61,15 +62,27 @@ std::vector<std::string> step_warnings(const StepResult& step, const WarningInpu
           "sustained (add clients or lower the rate)",
           achieved, achieved / step.target_rate * 100, step.target_rate));
   }
+  // The driver's own lateness: past max(100 us, 10% of p50) it is a visible
+  // part of the corrected latency, which then measures the client too.
+  if (step.send_lag && !step.send_lag->empty() && !step.latency.empty()) {
+    const double lag_p99 = step.send_lag->percentile(99);
+    const double limit = std::max(100e-6, 0.1 * step.latency.percentile(50));
+    if (lag_p99 > limit)
+      warnings.push_back(fmt::format(
+          "send lag p99 {:.3f} ms (actual send minus schedule) exceeds {:.3f} ms, the larger of 0.1 ms and "
+          "10% of latency p50: the clients send late (a busy host, too few clients), and the corrected "
+          "latency includes it",
+          lag_p99 * 1e3, limit * 1e3));
+  }
   if (step.http_version == "HTTP/1.0")
     warnings.push_back("the server answers HTTP/1.0");
   // More connections than one per client and half the calls: the server, not the run, closed them.
-  if (!in.new_connection && calls > 0 && step.connections > step.clients &&
-      2 * step.connections >= calls)
+  if (!in.new_connection && calls > 0 && step.connections_opened > step.clients &&
+      2 * step.connections_opened >= calls)
     warnings.push_back(fmt::format(
         "the server closed the connection after most responses ({} connections for {} calls): "
         "each call paid a TCP connect, which these numbers include",
-        step.connections, calls));
+        step.connections_opened, calls));
   return warnings;
 }
 

@@ -169,10 +169,35 @@ TEST(CommandTable, HelpListsEveryCommandWithItsSummary) {
       EXPECT_EQ(help.find(std::string(c.name)), std::string::npos) << c.name << " is internal:\n" << help;
     }
   }
-  EXPECT_EQ(listed, 11u) << "run check compare report plot stacks compare-stacks tcp-echo sweep merge chat";
-  for (const char* name : {"run", "report", "tcp-echo", "sweep", "merge", "chat", "compare-stacks"})
+  EXPECT_EQ(listed, 12u) << "run check compare report plot stacks compare-stacks tcp-echo sweep merge export chat";
+  for (const char* name : {"run", "report", "tcp-echo", "sweep", "merge", "export", "chat", "compare-stacks"})
     EXPECT_FALSE(command_summary(name).empty()) << name;
   EXPECT_NE(help.find("Exit status: 0"), std::string::npos) << help;
+}
+
+TEST(Flags, ATimeoutBelowWhatTheClientHonoursIsRefusedNamingTheFlag) {
+  const std::string bin = test::bin_path("soapbench");
+  std::string out, err;
+  EXPECT_EQ(test::run_program({bin, "check", "--url", "http://127.0.0.1:1/echo", "--client", "curl", "--timeout",
+                               "500us"},
+                              &out, &err),
+            2);
+  EXPECT_NE(err.find("--timeout: 0.5 ms is below the shortest timeout the curl client honours (1 ms)"),
+            std::string::npos)
+      << err;
+  // raw honours it: a refused connection, not a usage error.
+  EXPECT_EQ(test::run_program({bin, "check", "--url", "http://127.0.0.1:1/echo", "--timeout", "500us"}, &out, &err),
+            1)
+      << err;
+}
+
+TEST(ExportCommand, NeedsAnOutputAndAReadableFile) {
+  const std::string bin = test::bin_path("soapbench");
+  std::string out, err;
+  EXPECT_EQ(test::run_program({bin, "export", "/nonexistent.json"}, &out, &err), 2);
+  EXPECT_NE(err.find("--hgrm or --hlog"), std::string::npos) << err;
+  EXPECT_EQ(test::run_program({bin, "export", "/nonexistent.json", "--hlog", "/tmp/x.hlog"}, &out, &err), 1);
+  EXPECT_NE(err.find("soapbench export: results file '/nonexistent.json'"), std::string::npos) << err;
 }
 
 TEST(CommandTable, UnknownOrMissingCommandExitsTwo) {

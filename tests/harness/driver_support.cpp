@@ -191,6 +191,7 @@ void FakeServer::serve(int fd) {
       case Mode::slow:
         std::this_thread::sleep_for(delay_);
         [[fallthrough]];
+      case Mode::trickle:
       case Mode::echo:
       case Mode::wrong:
         replace_all(body, "echoString>", "echoStringResponse>");
@@ -207,6 +208,16 @@ void FakeServer::serve(int fd) {
       case Mode::close:
         ::close(fd);
         return;
+    }
+    if (mode_ == Mode::trickle) {
+      // Byte by byte until the client gives up (or the test ends): never quick enough.
+      bool sent = true;
+      for (size_t i = 0; i < reply.size() && sent && !stop_; ++i) {
+        std::this_thread::sleep_for(10ms);
+        sent = send_all(fd, reply.substr(i, 1));
+      }
+      if (!sent || stop_) break;
+      continue;
     }
     if (!send_all(fd, reply)) break;
   }

@@ -63,6 +63,8 @@ class FakeServer {
     status,  // HTTP 503 with a plain-text body
     slow,    // a correct response after `delay`
     close,   // reads the request and closes the connection without answering
+    trickle, // a correct response, one byte every 10 ms (about 100 bytes/s): each
+             // recv() gets a byte, so only a deadline on the whole call ends it
   };
   explicit FakeServer(Mode mode, std::chrono::milliseconds delay = 0ms);
   ~FakeServer();

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -146,6 +148,76 @@ TEST(Engine, RateModeRecordsCorrectedAndUncorrectedForEverySuccess) {
   EXPECT_EQ(r.uncorrected.count(), 29u);
   // From the slot, never later than from the send: corrected >= uncorrected.
   EXPECT_GE(r.latency.sum(), r.uncorrected.sum());
+}
+
+TEST(Engine, RateModeRecordsTheSendLagOfEveryCall) {
+  ScriptedClient client;
+  client.script.push_back(fail(FailureKind::read));
+  WorkerPlan plan = counted_plan(30);
+  plan.rate = 1e5;
+  Engine engine(plan, client);
+  std::atomic<bool> stop{false};
+  engine.run(stop);
+  const WorkerResult r = engine.result();
+  EXPECT_EQ(r.send_lag.count(), 30u) << "failed calls were sent late or not, too";
+  ASSERT_EQ(r.intervals.size(), 1u);
+  EXPECT_EQ(r.intervals[0].send_lag.count(), 30u);
+  EXPECT_GE(r.send_lag.min(), 0.0);
+  EXPECT_EQ(r.in_flight, 0u);
+  EXPECT_EQ(r.sent(), 30u);
+}
+
+TEST(Engine, ClosedLoopKeepsNoSendLag) {
+  ScriptedClient client;
+  Engine engine(counted_plan(5), client);
+  std::atomic<bool> stop{false};
+  engine.run(stop);
+  EXPECT_TRUE(engine.result().send_lag.empty());
+}
+
+TEST(Engine, RefusedConnectionsAreRetriedAfterABackoff) {
+  ScriptedClient client;
+  client.otherwise = fail(FailureKind::connect);
+  Engine engine(counted_plan(8), client);
+  std::atomic<bool> stop{false};
+  const auto start = std::chrono::steady_clock::now();
+  engine.run(stop);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const WorkerResult r = engine.result();
+  EXPECT_EQ(r.failures.connect, 8u);
+  ASSERT_EQ(r.intervals.size(), 1u);
+  EXPECT_EQ(r.intervals[0].connect_failed, 8u);
+  // Backoffs of 1, 2, 4, ... 128 ms, each at least half itself (jitter): a
+  // lower bound only, which no slow machine can break. A busy loop takes microseconds.
+  EXPECT_GE(took, 0.5 * (1 + 2 + 4 + 8 + 16 + 32 + 64) / 1000.0);
+}
+
+TEST(Engine, ASnapshotDuringACallCountsItInFlight) {
+  // A client blocked in its second call until the test lets it go.
+  struct Blocking : ScriptedClient {
+    std::atomic<bool> entered{false}, release{false};
+    CallResult call() override {
+      if (++calls == 2) {
+        entered = true;
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      return otherwise;
+    }
+  } client;
+  Engine engine(counted_plan(3), client);
+  std::atomic<bool> stop{false};
+  std::thread runner([&] { engine.run(stop); });
+  while (!client.entered) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const WorkerResult during = engine.result();
+  client.release = true;
+  runner.join();
+  EXPECT_TRUE(during.partial);
+  EXPECT_EQ(during.ok, 1u);
+  EXPECT_EQ(during.in_flight, 1u);
+  EXPECT_EQ(during.sent(), 2u);
+  const WorkerResult after = engine.result();
+  EXPECT_EQ(after.in_flight, 0u);
+  EXPECT_EQ(after.sent(), 3u);
 }
 
 TEST(Engine, RateModeCallsOwnTheirWholeSlot) {

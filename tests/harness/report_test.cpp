@@ -67,17 +67,47 @@ TEST(StepTable, RateModeAddsTargetColumnAndDashForAbsentServerCpu) {
   EXPECT_EQ(os.str(),
             "echoStruct\n"
             "  clients   target/s      req/s    mean ms     p50 ms     p90 ms     p99 ms     max ms  "
-            "server CPU%  client CPU%  bytes/call  errors\n"
+            "server CPU%  client CPU%  bytes/call  lag p99 ms  errors\n"
             "        1      500.0      500.0      2.200      2.003      4.000      4.000      4.000  "
-            "          -         20.4        2901  21 (soap_fault 1, http_status 2, mismatch 3, "
+            "          -         20.4        2901           -  21 (soap_fault 1, http_status 2, mismatch 3, "
             "timeout 4, connect 5, read 6)\n"
             "        4     2000.0     2000.0      2.200      2.003      4.000      4.000      4.000  "
-            "          -         81.6        2901  0\n"
+            "          -         81.6        2901           -  0\n"
             "        1          -      909.1      1.100      0.999      2.000      2.000      2.000  "
-            "       35.5         20.4        2901  0\n"
+            "       35.5         20.4        2901           -  0\n"
             "warnings:\n"
             "  4 clients: first warning\n"
             "  4 clients: second warning\n");
+}
+
+TEST(StepTable, SendLagAndCallsInFlightAreShown) {
+  OperationResult op = sample_record().operations[1];
+  op.steps.resize(1);
+  op.steps[0].send_lag.emplace();
+  op.steps[0].send_lag->record(0.000250);
+  op.steps[0].in_flight = 2;
+  std::ostringstream os;
+  step_table(os, op);
+  const std::string sent = std::to_string(op.steps[0].requests + 21 + 2);
+  EXPECT_NE(os.str().find("       0.250  21 (soap_fault 1, http_status 2, mismatch 3, timeout 4, connect 5, read 6); "
+                          "2 in flight of " + sent + " sent\n"),
+            std::string::npos)
+      << os.str();
+}
+
+TEST(StepWarnings, SendLagAboveTheLimitIsReported) {
+  StepResult step = sample_record().operations[1].steps[0];  // p50 about 2 ms: the limit is 0.2 ms
+  step.send_lag.emplace();
+  for (int i = 0; i < 100; ++i) step.send_lag->record(0.000150);
+  auto has_lag_warning = [](const std::vector<std::string>& w) {
+    for (const auto& line : w)
+      if (line.find("send lag p99") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(has_lag_warning(step_warnings(step, {})));
+  step.send_lag->record(0.0005);  // p99 now 0.5 ms > max(0.1 ms, 10% of 2 ms)
+  step.send_lag->record(0.0005);
+  EXPECT_TRUE(has_lag_warning(step_warnings(step, {})));
 }
 
 TEST(StepTable, PerHostTableAfterTheStepsThatRanOnSeveralHosts) {
@@ -155,7 +185,7 @@ TEST(StacksTable, OneRowPerStackWithPeakRatioErrorsAndConnectionNotes) {
   const RunRecord gsoap = run("", {step(1, 12000, {0.1}), step(2, 60000, {0.1})});
   RunRecord axis = run("", {step(1, 3000, {0.3}), step(2, 4500, {0.5})});
   axis.operations[0].steps[1].requests = 22500;
-  axis.operations[0].steps[1].connections = 22500;
+  axis.operations[0].steps[1].connections_opened = 22500;
   axis.operations[0].steps[1].http_version = "HTTP/1.0";
   axis.operations[0].steps[0].failures.read = 2;
   RunRecord php = run("", {step(2, 15000, {0.2})});
@@ -303,10 +333,10 @@ TEST(StepWarnings, NagleFloor) {
 
 TEST(StepWarnings, ServerThatClosesEveryConnectionOrSpeaksHttp10) {
   StepResult s = healthy();
-  s.connections = 2;  // one per client: keep-alive worked
+  s.connections_opened = 2;  // one per client: keep-alive worked
   s.http_version = "HTTP/1.1";
   EXPECT_TRUE(step_warnings(s, {}).empty());
-  s.connections = 20000;  // one per call
+  s.connections_opened = 20000;  // one per call
   s.http_version = "HTTP/1.0";
   EXPECT_EQ(step_warnings(s, {}),
             (std::vector<std::string>{
@@ -316,7 +346,7 @@ TEST(StepWarnings, ServerThatClosesEveryConnectionOrSpeaksHttp10) {
   // Asked for by the run (--new-connection): the version is still news, the connects are not.
   EXPECT_EQ(step_warnings(s, {.new_connection = true}),
             (std::vector<std::string>{"the server answers HTTP/1.0"}));
-  s.connections = 5000;  // a quarter of the calls: some reconnects, not a closing server
+  s.connections_opened = 5000;  // a quarter of the calls: some reconnects, not a closing server
   s.http_version.clear();
   EXPECT_TRUE(step_warnings(s, {}).empty());
 }

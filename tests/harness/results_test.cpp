@@ -79,7 +79,7 @@ TEST(ResultsJson, FullRecordRoundTripsThroughText) {
 
 TEST(ResultsJson, LayoutOfAStep) {
   const nlohmann::json j = sample_record();
-  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("schema_version"), 2);
   const nlohmann::json& step = j.at("operations").at(1).at("steps").at(0);
   EXPECT_EQ(step.at("clients"), 1);
   EXPECT_EQ(step.at("target_rate"), 500.0);
@@ -95,14 +95,33 @@ TEST(ResultsJson, LayoutOfAStep) {
 
 TEST(ResultsJson, StepsWrittenBeforeConnectionsWereRecordedStillRead) {
   nlohmann::json j = sample_record();
+  j["schema_version"] = 1;
   nlohmann::json& step = j.at("operations").at(0).at("steps").at(0);
-  EXPECT_EQ(step.at("connections"), 3);
+  EXPECT_EQ(step.at("connections_opened"), 3);
   EXPECT_EQ(step.at("http_version"), "HTTP/1.1");
-  step.erase("connections");
-  step.erase("http_version");
+  for (const char* v2 : {"connections_opened", "client_processes", "connections_per_client", "in_flight", "sent",
+                         "send_lag", "http_version"})
+    step.erase(v2);
   const RunRecord r = j.get<RunRecord>();
-  EXPECT_EQ(r.operations.at(0).steps.at(0).connections, 0u);
+  EXPECT_EQ(r.schema_version, 2) << "read into this version's records";
+  EXPECT_EQ(r.operations.at(0).steps.at(0).connections_opened, 0u);
   EXPECT_EQ(r.operations.at(0).steps.at(0).http_version, "");
+}
+
+TEST(ResultsJson, Version1FilesReadWithTheirConnectionsAsConnectionsOpened) {
+  nlohmann::json j = sample_record();
+  j["schema_version"] = 1;
+  nlohmann::json& step = j.at("operations").at(0).at("steps").at(0);
+  step["connections"] = 7;
+  for (const char* v2 : {"connections_opened", "client_processes", "connections_per_client", "in_flight", "sent",
+                         "send_lag"})
+    step.erase(v2);
+  const StepResult s = j.get<RunRecord>().operations.at(0).steps.at(0);
+  EXPECT_EQ(s.connections_opened, 7u);
+  EXPECT_EQ(s.client_processes, s.clients) << "version 1: one process per client";
+  EXPECT_EQ(s.connections_per_client, 1u);
+  EXPECT_EQ(s.in_flight, 0u);
+  EXPECT_FALSE(s.send_lag.has_value());
 }
 
 TEST(ResultsJson, PerHostBreakdownRoundTripsAndIsAbsentWithoutHosts) {
@@ -177,20 +196,20 @@ TEST(ResultsCsv, RowsPerOperationAndStep) {
   EXPECT_EQ(lines[0],
             "label,operation,clients,target_rate,requests,throughput,mean_ms,p50_ms,p90_ms,p99_ms,"
             "max_ms,errors,soap_fault,http_status,mismatch,timeout,connect,read,server_cpu_pct,"
-            "client_cpu_pct,request_bytes,response_bytes");
+            "client_cpu_pct,request_bytes,response_bytes,p99_9_ms,bytes_per_call,in_flight,send_lag_p99_ms");
   // p50 is the geometric midpoint of the histogram bin holding 1 ms (2 ms).
   EXPECT_EQ(lines[1],
             "gSOAP baseline,echoString,1,0.00,9091,909.09,1.1000,0.9986,2.0000,2.0000,2.0000,"
-            "0,0,0,0,0,0,0,35.5,20.4,1400.5,1500.6");
+            "0,0,0,0,0,0,0,35.5,20.4,1400.5,1500.6,2.0000,2901.1,0,");
   EXPECT_EQ(lines[2],
             "gSOAP baseline,echoString,2,0.00,18182,1818.18,1.1000,0.9986,2.0000,2.0000,2.0000,"
-            "3,1,0,0,2,0,0,71.0,40.8,1400.5,1500.6");
+            "3,1,0,0,2,0,0,71.0,40.8,1400.5,1500.6,2.0000,2901.1,0,");
   EXPECT_EQ(lines[3],
             "gSOAP baseline,echoStruct,1,500.00,5000,500.00,2.2000,2.0032,4.0000,4.0000,4.0000,"
-            "21,1,2,3,4,5,6,,20.4,1400.5,1500.6");
+            "21,1,2,3,4,5,6,,20.4,1400.5,1500.6,4.0000,2901.1,0,");
   EXPECT_EQ(lines[4],
             "gSOAP baseline,echoStruct,4,2000.00,20000,2000.00,2.2000,2.0032,4.0000,4.0000,4.0000,"
-            "0,0,0,0,0,0,0,,81.6,1400.5,1500.6");
+            "0,0,0,0,0,0,0,,81.6,1400.5,1500.6,4.0000,2901.1,0,");
 }
 
 TEST(ResultsCsv, QuotesLabelsWithCommasAndQuotes) {
@@ -279,10 +298,14 @@ TEST(ReadResults, WrongOrMissingSchemaVersion) {
   TempDir tmp;
   const fs::path path = tmp.path() / "future.json";
   nlohmann::json j = sample_record();
-  j["schema_version"] = 2;
+  j["schema_version"] = 3;
   write_text(path, j.dump());
   EXPECT_EQ(read_error(path), "results file '" + path.string() +
-                                  "': schema_version is 2, this soapbench reads version 1");
+                                  "': schema_version is 3, this soapbench reads versions 1 to 2");
+  j["schema_version"] = 0;
+  write_text(path, j.dump());
+  EXPECT_EQ(read_error(path), "results file '" + path.string() +
+                                  "': schema_version is 0, this soapbench reads versions 1 to 2");
   j.erase("schema_version");
   write_text(path, j.dump());
   EXPECT_EQ(read_error(path),

@@ -28,7 +28,7 @@ StepResult closed_loop_step(unsigned clients, double latency_ms) {
   s.client_cpu_pct = 20.4 * clients;
   s.request_bytes = 1400.5;
   s.response_bytes = 1500.6;
-  s.connections = 3;
+  s.connections_opened = 3;
   s.http_version = "HTTP/1.1";
   s.intervals = {
       {1.0, 900, 0, 900.0, 0.5, 1.1, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0},

@@ -108,7 +108,7 @@ TEST_F(StacksCli, RunStackRecordsTheStackAndLeavesNothingRunning) {
   for (const auto& s : r.operations[0].steps) {
     EXPECT_GT(s.requests, 0u);
     EXPECT_EQ(s.failures.total(), 0u);
-    EXPECT_EQ(s.connections, 0u) << "keep-alive: the warm-up's connections carry the measured calls";
+    EXPECT_EQ(s.connections_opened, 0u) << "keep-alive: the warm-up's connections carry the measured calls";
     EXPECT_EQ(s.http_version, "HTTP/1.1");
   }
   EXPECT_EQ(fake_running(), "");
