@@ -75,7 +75,7 @@ json step_data(const StepResult& s, double start_s) {
             {"client_cpu_us", cpu_us_per_request(s.client_cpu_pct, s.throughput)},
             {"request_bytes", number(s.request_bytes)},
             {"response_bytes", number(s.response_bytes)},
-            {"connections", s.connections},
+            {"connections", s.connections_opened},
             {"http_version", s.http_version},
             {"warnings", s.warnings}};
   // Uncorrected latency means something only beside a schedule (rate mode).
