@@ -38,6 +38,7 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_interval_option(*cmd, r.load.interval_s);
   add_output_options(*cmd, r.label, r.out_dir);
   add_payload_options(*cmd, r.call.client.payload);
+  add_criteria_options(*cmd, r.asserts, r.allow_errors);
   return cmd->add_option("--server-mode", r.server_mode, "Embedded server: iterative, pool, per-connection or loops")
       ->check(CLI::IsMember(kServerModes))
       ->capture_default_str();
@@ -164,6 +165,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   auto* worker = app.add_subcommand("worker", "Internal: one client process of a run");
   worker->group("");
 
+  // Every command's --help ends with the exit codes it keeps.
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    sub->footer("\n" + std::string(exit_status_text()));
   try {
     app.parse(argc, argv);
     if (run->parsed()) {

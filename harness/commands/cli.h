@@ -25,6 +25,8 @@ struct RunConfig {
   std::string server_mode = "per-connection";  // --server-mode: the embedded server's mode
   bool server_mode_given = false;  // --server-mode was on the command line
   std::string command_line;      // as typed, for the results file
+  std::vector<std::string> asserts;  // --assert: criteria of every step (core/assertions.h)
+  bool allow_errors = false;     // --allow-errors: no errors==0 by default
 };
 
 struct CheckConfig {

@@ -1,5 +1,6 @@
 // `soapbench check`, `compare` and `plot`: thin layers over client/check.h,
 // report.h and plot.h that turn failures into messages and exit codes.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -60,10 +61,14 @@ int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
     }
     const CheckReport report = check_endpoint(url, c.call.client_kind, c.call.client.timeout_s);
     print_check_report(out, report);
-    return report.ok() ? 0 : 1;
+    if (report.ok()) return 0;
+    // Not one operation could connect: nothing was checked (exit 3), not a wrong answer (1).
+    const bool unreachable = std::all_of(report.operations.begin(), report.operations.end(),
+                                         [](const OperationCheck& o) { return o.result.kind == FailureKind::connect; });
+    return unreachable ? 3 : 1;
   } catch (const std::exception& e) {
     err << "soapbench check: " << e.what() << "\n";
-    return 1;
+    return 3;  // the stack could not be started
   }
 }
 

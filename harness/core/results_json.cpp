@@ -45,6 +45,10 @@ constexpr auto kHostFields = std::make_tuple(
     field("requests", &HostResult::requests), field("throughput", &HostResult::throughput),
     field("client_cpu_pct", &HostResult::client_cpu_pct));
 
+constexpr auto kAssertionFields = std::make_tuple(
+    field("expression", &AssertionOutcome::expression), field("status", &AssertionOutcome::status),
+    field("measured", &AssertionOutcome::measured), field("measured_text", &AssertionOutcome::measured_text));
+
 // StepResult's required fields; `uncorrected`, `connections`, `http_version`
 // and `hosts` are optional (see below) and `latency_summary_ms` is written only.
 constexpr auto kStepFields = std::make_tuple(
@@ -74,6 +78,8 @@ void to_json(json& j, const FailureCounts& v) { write_fields(j, v, kFailureField
 void from_json(const json& j, FailureCounts& v) { read_fields(j, v, kFailureFields); }
 void to_json(json& j, const IntervalSample& v) { write_fields(j, v, kIntervalFields); }
 void from_json(const json& j, IntervalSample& v) { read_fields(j, v, kIntervalFields); }
+void to_json(json& j, const AssertionOutcome& v) { write_fields(j, v, kAssertionFields); }
+void from_json(const json& j, AssertionOutcome& v) { read_fields(j, v, kAssertionFields); }
 void to_json(json& j, const HostResult& v) { write_fields(j, v, kHostFields); }
 void from_json(const json& j, HostResult& v) { read_fields(j, v, kHostFields); }
 void to_json(json& j, const OperationResult& v) { write_fields(j, v, kOperationFields); }
@@ -88,6 +94,7 @@ void to_json(json& j, const StepResult& v) {
   j["connections"] = v.connections;
   j["http_version"] = v.http_version;
   if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
+  if (!v.assertions.empty()) j["assertions"] = v.assertions;  // absent = no criteria evaluated
 }
 
 void from_json(const json& j, StepResult& v) {
@@ -103,6 +110,8 @@ void from_json(const json& j, StepResult& v) {
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
   v.hosts.clear();
   if (j.contains("hosts")) get(j, "hosts", v.hosts);
+  v.assertions.clear();
+  if (j.contains("assertions")) get(j, "assertions", v.assertions);
 }
 
 void to_json(json& j, const RunRecord& v) {

@@ -114,7 +114,8 @@ TEST_P(DriverFailures, EachCallIsCountedUnderItsKind) {
     Program p(run_args({"--url", fake.url(), "--client", client, "--op", "echoString", "--clients", "2",
                         "--requests", "3", "--warmup", "0", "--timeout", "300ms", "--string-length", "64"},
                        dir));
-    ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+    // Any failed call fails the run (exit 1) unless the run allows errors.
+    ASSERT_EQ(p.wait(60s), GetParam().kind.empty() ? 0 : 1) << p.out() << p.err();
     const RunRecord record = results_of(p);
     ASSERT_EQ(record.operations.size(), 1u);
     const StepResult& step = record.operations[0].steps.at(0);
@@ -184,7 +185,7 @@ TEST(DriverRobustness, ServerDyingMidStepIsCountedAndTheFileIsComplete) {
                      dir));
   ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // measuring
   ::kill(server->pid(), SIGKILL);
-  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();  // measured, failed calls: errors==0 does not hold
   server.reset();
   const RunRecord record = results_of(p);
   EXPECT_FALSE(record.partial);
@@ -236,6 +237,67 @@ TEST(DriverRobustness, SigintLeavesAPartialFileAndNoProcess) {
   bool marked = false;
   for (const auto& w : step.warnings) marked |= w.find("interrupted") != std::string::npos;
   EXPECT_TRUE(marked);
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+using test::Program;
+using test::results_of;
+using namespace std::chrono_literals;
+
+// Exit status and criteria (issue 15): a frozen server's timeouts fail the
+// run by default; --allow-errors keeps exit 0; an assertion names its metric.
+TEST(DriverVerdict, AFrozenServerFailsTheRunAndTheFileListsTheTimeouts) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1", "--duration", "3s",
+                      "--warmup", "0.2s", "--interval", "0.5s", "--timeout", "300ms"},
+                     dir));
+  ASSERT_TRUE(p.wait_for_line("echoString x1", 20s)) << p.out() << p.err();
+  ::kill(server.pid(), SIGSTOP);
+  std::this_thread::sleep_for(1000ms);
+  ::kill(server.pid(), SIGCONT);
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();
+  const StepResult step = results_of(p).operations.at(0).steps.at(0);
+  EXPECT_GT(step.failures.timeout, 0u) << p.out();
+  ASSERT_EQ(step.assertions.size(), 1u);
+  EXPECT_EQ(step.assertions[0].expression, "errors==0");
+  EXPECT_EQ(step.assertions[0].status, "failed");
+  EXPECT_EQ(step.assertions[0].measured, static_cast<double>(step.failures.total()));
+  EXPECT_NE(p.out().find("== Verdict: FAILED (1 of 1 criteria)"), std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("echoString x1: errors==0 failed: measured"), std::string::npos) << p.out();
+}
+
+TEST(DriverVerdict, AllowErrorsPassesARunOfFaults) {
+  test::FakeServer fake(test::FakeServer::Mode::fault);
+  test::TempDir dir;
+  Program p(run_args({"--url", fake.url(), "--op", "echoString", "--clients", "1", "--requests", "3",
+                      "--warmup", "0", "--allow-errors"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const StepResult step = results_of(p).operations.at(0).steps.at(0);
+  EXPECT_EQ(step.failures.soap_fault, 3u);
+  EXPECT_TRUE(step.assertions.empty());
+}
+
+TEST(DriverVerdict, AFailedAssertionExitsOneNamingItsMetric) {
+  test::TempDir dir;
+  Program p(run_args({"--op", "echoString,echoStruct", "--clients", "1,2", "--requests", "20", "--warmup", "0",
+                      "--assert", "p99<1us", "--assert", "errors==0"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();
+  EXPECT_NE(p.out().find("== Verdict: FAILED (4 of 8 criteria)"), std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("echoStruct x2: p99<1us failed: measured"), std::string::npos) << p.out();
+  for (const auto& op : results_of(p).operations)
+    for (const auto& step : op.steps) {
+      ASSERT_EQ(step.assertions.size(), 2u);
+      EXPECT_EQ(step.assertions[0].status, "failed");
+      EXPECT_EQ(step.assertions[1].status, "passed");
+    }
 }
 
 }  // namespace
