@@ -130,6 +130,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                                     "Start this stack (see `soapbench stacks`), drive it, stop it");
   run_stack->excludes(run->get_option("--url"));
   auto* run_server_mode = add_run_options(run, r);
+  run->add_option("--junit", r.junit_path,
+                  "Also write the verdict as JUnit XML to FILE: one testcase per operation and step");
 
   // ---- compare-stacks: the same ramp, shorter by default; JIT-compiled stacks
   // (Java, Node) are slow for their first seconds, so a long first warm-up

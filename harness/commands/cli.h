@@ -27,6 +27,7 @@ struct RunConfig {
   std::string command_line;      // as typed, for the results file
   std::vector<std::string> asserts;  // --assert: criteria of every step (core/assertions.h)
   bool allow_errors = false;     // --allow-errors: no errors==0 by default
+  std::string junit_path;        // --junit FILE: the verdict as JUnit XML (report/junit.h); "" = none
 };
 
 struct CheckConfig {

@@ -2,6 +2,7 @@
 // operation to see that the endpoint answers, the ramp, the results file.
 #include <unistd.h>
 
+#include <fstream>
 #include <memory>
 #include <ostream>
 
@@ -12,6 +13,7 @@
 #include "commands/run_parts.h"
 #include "ramp/console_observer.h"
 #include "ramp/local_fleet.h"
+#include "report/junit.h"
 #include "report/report.h"
 
 namespace soapbench {
@@ -195,8 +197,18 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   if (interrupt.interrupted()) outcome.interrupted = true;
   if (target)
     if (const std::string problem = target->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
-  return finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err, written,
-                    run_criteria(c.asserts, c.allow_errors));
+  const int code = finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err,
+                              written, run_criteria(c.asserts, c.allow_errors));
+  if (c.junit_path.empty()) return code;
+  std::ofstream junit(c.junit_path);
+  write_junit(junit, record, outcome.error);
+  junit.close();
+  if (!junit) {
+    err << "soapbench run: --junit: cannot write '" << c.junit_path << "'\n";
+    return code == 0 ? 1 : code;
+  }
+  out << c.junit_path << "\n";
+  return code;
 }
 
 }  // namespace soapbench

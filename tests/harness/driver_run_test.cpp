@@ -2,6 +2,7 @@
 // soapbench-server, a fake endpoint that fails in each way, a stalled server
 // in rate mode, a server and a worker that die, and Ctrl-C.
 #include <gtest/gtest.h>
+#include <pugixml.hpp>
 
 #include <csignal>
 #include <fstream>
@@ -298,6 +299,57 @@ TEST(DriverVerdict, AFailedAssertionExitsOneNamingItsMetric) {
       EXPECT_EQ(step.assertions[0].status, "failed");
       EXPECT_EQ(step.assertions[1].status, "passed");
     }
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+// --junit: one testcase per operation and step, one failure per failed step,
+// the assertion and the measured value in it.
+TEST(DriverVerdict, JUnitHasOneFailurePerFailedStep) {
+  test::TempDir dir;
+  const std::string junit = (dir.path() / "verdict.xml").string();
+  test::Program p(run_args({"--op", "echoString,echoStruct", "--clients", "1,2", "--requests", "20", "--warmup",
+                            "0", "--assert", "p99<1us", "--assert", "errors==0", "--junit", junit},
+                           dir));
+  ASSERT_EQ(p.wait(std::chrono::seconds(60)), 1) << p.out() << p.err();
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_file(junit.c_str())) << junit;
+  const pugi::xml_node suites = doc.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 4);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 4);
+  std::vector<std::string> names;
+  for (const auto suite : suites.children("testsuite")) {
+    EXPECT_EQ(suite.attribute("tests").as_int(), 2);
+    EXPECT_EQ(suite.attribute("failures").as_int(), 2);
+    for (const auto tc : suite.children("testcase")) {
+      names.push_back(tc.attribute("name").as_string());
+      EXPECT_GT(tc.attribute("time").as_double(), 0);
+      const pugi::xml_node failure = tc.child("failure");
+      ASSERT_TRUE(failure) << names.back();
+      EXPECT_EQ(std::string(failure.attribute("message").as_string()).rfind("p99<1us failed: measured ", 0), 0u)
+          << failure.attribute("message").as_string();
+      EXPECT_EQ(std::distance(tc.children("failure").begin(), tc.children("failure").end()), 1);
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"echoString x1", "echoString x2", "echoStruct x1", "echoStruct x2"}));
+}
+
+TEST(DriverVerdict, JUnitOfAnUnreachableTargetIsOneError) {
+  test::TempDir dir;
+  const std::string junit = (dir.path() / "verdict.xml").string();
+  const std::string url = "http://127.0.0.1:" + std::to_string(test::unused_port()) + "/echo";
+  test::Program p(run_args({"--url", url, "--clients", "1", "--junit", junit}, dir));
+  ASSERT_EQ(p.wait(std::chrono::seconds(60)), 3) << p.out() << p.err();
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_file(junit.c_str())) << junit;
+  EXPECT_EQ(doc.child("testsuites").attribute("errors").as_int(), 1);
+  const std::string message =
+      doc.child("testsuites").child("testsuite").child("testcase").child("error").attribute("message").as_string();
+  EXPECT_NE(message.find("cannot reach " + url), std::string::npos) << message;
 }
 
 }  // namespace
