@@ -158,7 +158,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
 
   // ---- compare, plot
   auto* compare = app.add_subcommand("compare", std::string(command_summary("compare")));
-  compare->add_option("files", p.compare.files, "Results JSON files")->required();
+  compare->add_option("files", p.compare.files, "Results JSON files: BASE.json NEW.json ...")->required();
+  compare->add_option("--threshold", p.compare.threshold_pct,
+                      "Percent: a figure worse than BASE by more than this, and significantly so, exits 1.\n"
+                      "Significance: Mann-Whitney U (two-sided, 5%) over the steps' per-interval samples\n"
+                      "(throughput, mean, p50, p99); with fewer than 8 per side, or for p99.9 and server\n"
+                      "CPU us/req, the threshold alone judges")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  compare->add_option("--format", p.compare.format, "text, markdown (a pull-request comment) or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}))
+      ->capture_default_str();
   auto* plot = app.add_subcommand("plot", std::string(command_summary("plot")));
   plot->add_option("files", p.plot.files, "Results JSON files")->required();
   plot->add_option("-o,--out", p.plot.out_dir, "Directory for the charts")->capture_default_str();

@@ -37,6 +37,8 @@ struct CheckConfig {
 
 struct CompareConfig {
   std::vector<std::string> files;  // results JSON files, the first is the base of the ratios
+  double threshold_pct = 5;        // --threshold: worse by more than this (and significantly) exits 1
+  std::string format = "text";     // --format text|markdown|json
 };
 
 struct PlotConfig {

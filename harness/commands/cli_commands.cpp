@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "commands/cli.h"
+#include "report/compare_verdict.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "core/results.h"
@@ -75,8 +76,20 @@ int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
 int compare_command(const CompareConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<RunRecord> runs;
   if (!read_all(c.files, runs, err, "compare")) return 1;
-  compare_table(out, runs, distinct_labels(runs, c.files));
-  return 0;
+  const std::vector<std::string> labels = distinct_labels(runs, c.files);
+  if (c.format == "text") compare_table(out, runs, labels);
+  int code = 0;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    if (const std::string why = not_comparable(runs[0], runs[i]); !why.empty()) {
+      err << "soapbench compare: " << c.files[i] << " is not comparable with " << c.files[0] << ": " << why << "\n";
+      return 2;
+    }
+    const CompareVerdict v = compare_runs(runs[0], runs[i], c.threshold_pct / 100, labels[0], labels[i]);
+    out << "\n";
+    print_verdict(out, v, c.format, c.threshold_pct / 100);
+    if (v.worse() > 0) code = 1;
+  }
+  return code;
 }
 
 int plot_command(const PlotConfig& c, std::ostream& out, std::ostream& err) {
