@@ -354,3 +354,30 @@ TEST(DriverVerdict, JUnitOfAnUnreachableTargetIsOneError) {
 
 }  // namespace
 }  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+// compare refuses runs it cannot judge: a closed loop against a rate run exits 2, naming why.
+TEST(DriverVerdict, CompareOfClosedLoopAgainstRateRunExitsTwo) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  std::vector<std::string> files;
+  for (const std::string rate : {"0", "200"}) {
+    test::Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1", "--duration", "0.5s",
+                              "--warmup", "0", "--rate", rate, "--label", "rate" + rate},
+                             dir));
+    ASSERT_EQ(p.wait(std::chrono::seconds(60)), 0) << p.out() << p.err();
+    files.push_back(p.last_line());
+  }
+  std::string out, err;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", files[0], files[1]}, &out, &err), 2) << out;
+  EXPECT_NE(err.find("not comparable"), std::string::npos) << err;
+  EXPECT_NE(err.find("closed loop against fixed rate (closed loop against rate)"), std::string::npos) << err;
+  // The same file against itself: nothing is worse, exit 0.
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", files[0], files[0]}, &out, &err), 0) << out;
+  EXPECT_NE(out.find("no significant regression beyond 5%"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace soapbench
