@@ -38,6 +38,7 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_interval_option(*cmd, r.load.interval_s);
   add_output_options(*cmd, r.label, r.out_dir);
   add_payload_options(*cmd, r.call.client.payload);
+  add_criteria_options(*cmd, r.asserts, r.allow_errors);
   return cmd->add_option("--server-mode", r.server_mode, "Embedded server: iterative, pool, per-connection or loops")
       ->check(CLI::IsMember(kServerModes))
       ->capture_default_str();
@@ -132,6 +133,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   run_stack->excludes(run->get_option("--url"));
   auto* run_server_mode = add_run_options(run, r);
   run->add_flag("--report", r.report, "Also write the HTML page of the run (soapbench report) beside the results");
+  run->add_option("--junit", r.junit_path,
+                  "Also write the verdict as JUnit XML to FILE: one testcase per operation and step");
 
   // ---- compare-stacks: the same ramp, shorter by default; JIT-compiled stacks
   // (Java, Node) are slow for their first seconds, so a long first warm-up
@@ -158,7 +161,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
 
   // ---- compare, plot
   auto* compare = app.add_subcommand("compare", std::string(command_summary("compare")));
-  compare->add_option("files", p.compare.files, "Results JSON files")->required();
+  compare->add_option("files", p.compare.files, "Results JSON files: BASE.json NEW.json ...")->required();
+  compare->add_option("--threshold", p.compare.threshold_pct,
+                      "Percent: a figure worse than BASE by more than this, and significantly so, exits 1.\n"
+                      "Significance: Mann-Whitney U (two-sided, 5%) over the steps' per-interval samples\n"
+                      "(throughput, mean, p50, p99); with fewer than 8 per side, or for p99.9 and server\n"
+                      "CPU us/req, the threshold alone judges")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  compare->add_option("--format", p.compare.format, "text, markdown (a pull-request comment) or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}))
+      ->capture_default_str();
   auto* plot = app.add_subcommand("plot", std::string(command_summary("plot")));
   plot->add_option("files", p.plot.files, "Results JSON files")->required();
   plot->add_option("-o,--out", p.plot.out_dir, "Directory for the charts")->capture_default_str();
@@ -168,6 +181,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   auto* worker = app.add_subcommand("worker", "Internal: one client process of a run");
   worker->group("");
 
+  // Every command's --help ends with the exit codes it keeps.
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    sub->footer("\n" + std::string(exit_status_text()));
   try {
     app.parse(argc, argv);
     if (run->parsed()) {

@@ -26,6 +26,9 @@ struct RunConfig {
   bool server_mode_given = false;  // --server-mode was on the command line
   std::string command_line;      // as typed, for the results file
   bool report = false;           // --report: the HTML page (soapbench report) beside the results file
+  std::vector<std::string> asserts;  // --assert: criteria of every step (core/assertions.h)
+  bool allow_errors = false;     // --allow-errors: no errors==0 by default
+  std::string junit_path;        // --junit FILE: the verdict as JUnit XML (report/junit.h); "" = none
 };
 
 struct CheckConfig {
@@ -35,6 +38,8 @@ struct CheckConfig {
 
 struct CompareConfig {
   std::vector<std::string> files;  // results JSON files, the first is the base of the ratios
+  double threshold_pct = 5;        // --threshold: worse by more than this (and significantly) exits 1
+  std::string format = "text";     // --format text|markdown|json
 };
 
 struct PlotConfig {

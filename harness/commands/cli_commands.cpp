@@ -1,5 +1,6 @@
 // `soapbench check`, `compare` and `plot`: thin layers over client/check.h,
 // report.h and plot.h that turn failures into messages and exit codes.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "check.h"
 #include "commands/cli.h"
 #include "commands/report_cmd.h"
+#include "report/compare_verdict.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "core/results.h"
@@ -45,18 +47,34 @@ int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
     }
     const CheckReport report = check_endpoint(url, c.call.client_kind, c.call.client.timeout_s);
     print_check_report(out, report);
-    return report.ok() ? 0 : 1;
+    if (report.ok()) return 0;
+    // Not one operation could connect: nothing was checked (exit 3), not a wrong answer (1).
+    const bool unreachable = std::all_of(report.operations.begin(), report.operations.end(),
+                                         [](const OperationCheck& o) { return o.result.kind == FailureKind::connect; });
+    return unreachable ? 3 : 1;
   } catch (const std::exception& e) {
     err << "soapbench check: " << e.what() << "\n";
-    return 1;
+    return 3;  // the stack could not be started
   }
 }
 
 int compare_command(const CompareConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<RunRecord> runs;
   if (!read_all(c.files, runs, err, "compare")) return 1;
-  compare_table(out, runs, distinct_labels(runs, c.files));
-  return 0;
+  const std::vector<std::string> labels = distinct_labels(runs, c.files);
+  if (c.format == "text") compare_table(out, runs, labels);
+  int code = 0;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    if (const std::string why = not_comparable(runs[0], runs[i]); !why.empty()) {
+      err << "soapbench compare: " << c.files[i] << " is not comparable with " << c.files[0] << ": " << why << "\n";
+      return 2;
+    }
+    const CompareVerdict v = compare_runs(runs[0], runs[i], c.threshold_pct / 100, labels[0], labels[i]);
+    out << "\n";
+    print_verdict(out, v, c.format, c.threshold_pct / 100);
+    if (v.worse() > 0) code = 1;
+  }
+  return code;
 }
 
 int plot_command(const PlotConfig& c, std::ostream& out, std::ostream& err) {

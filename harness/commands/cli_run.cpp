@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <future>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "commands/run_parts.h"
 #include "ramp/console_observer.h"
 #include "ramp/local_fleet.h"
+#include "report/junit.h"
 #include "report/report.h"
 
 namespace soapbench {
@@ -132,21 +134,23 @@ void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record,
 
 int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
                const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
-               std::string* written, bool report) {
+               std::string* written, const std::vector<Assertion>& criteria, bool report) {
   if (written) written->clear();
   record.operations = outcome.operations;
   record.partial = outcome.interrupted || !outcome.error.empty();
+  const size_t failed = apply_criteria(criteria, record.operations);
   if (!record.operations.empty()) {
     out << "\n== Results" << (record.partial ? " (partial)" : "") << "\n";
     for (const auto& op : record.operations) step_table(out, op);
+    print_verdict(out, record);
   }
-  int code = 0;
+  int code = failed > 0 ? 1 : 0;
   if (!outcome.error.empty()) {
     err << command << ": " << outcome.error << "\n";
-    code = 1;
+    code = outcome.unreachable ? 3 : 1;
   }
   if (outcome.interrupted) code = 128 + (signal ? signal : 2);
-  if (record.operations.empty() && !outcome.interrupted) return code;  // nothing measured, nothing to keep
+  // Written even when nothing was measured: a CI job keeps the file as the record of what happened.
   try {
     const std::string path = write_results(record, out_dir).string();
     if (written) *written = path;
@@ -163,9 +167,27 @@ int finish_run(const std::string& command, const std::string& out_dir, RunRecord
     out << path << "\n";
   } catch (const std::exception& e) {
     err << command << ": " << e.what() << "\n";
-    return 1;
+    return code == 0 ? 1 : code;
   }
   return code;
+}
+
+size_t print_verdict(std::ostream& out, const RunRecord& record) {
+  size_t failed = 0, evaluated = 0;
+  std::string lines;
+  for (const auto& op : record.operations)
+    for (const auto& step : op.steps)
+      for (const auto& a : step.assertions) {
+        ++evaluated;
+        if (a.status == "passed") continue;
+        failed += a.status == "failed";
+        const std::string rate = step.target_rate > 0 ? fmt::format(" at {:g}/s", step.target_rate) : "";
+        lines += fmt::format("  {} x{}{}: {}\n", op.operation, step.clients, rate, describe(a));
+      }
+  if (evaluated == 0) return 0;
+  out << "\n== Verdict: " << (failed ? fmt::format("FAILED ({} of {} criteria)", failed, evaluated) : "passed")
+      << "\n" << lines;
+  return failed;
 }
 
 RampOutcome run_local_ramp(const RampPlan& plan, bool live_lines, const InterruptWatch& interrupt,
@@ -191,15 +213,30 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
     target = std::make_unique<RunTarget>(c.call.client.url, c.stack, c.server_mode, out);
     aim_at(plan, *target);
     probe_endpoint(c, plan, record, out, target->peer_version(), &interrupt);
-    outcome = run_local_ramp(plan, c.load.interval_s > 0, interrupt, out);
+  } catch (const std::exception& e) {
+    outcome.error = e.what();
+    outcome.unreachable = true;  // no stack started or no answer: nothing could be measured (exit 3)
+  }
+  try {
+    if (outcome.error.empty()) outcome = run_local_ramp(plan, c.load.interval_s > 0, interrupt, out);
   } catch (const std::exception& e) {
     outcome.error = e.what();
   }
   if (interrupt.interrupted()) outcome.interrupted = true;
   if (target)
     if (const std::string problem = target->stop(); !problem.empty()) err << "soapbench run: " << problem << "\n";
-  return finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err, written,
-                    c.report);
+  const int code = finish_run("soapbench run", c.out_dir, record, outcome, interrupt.signal_number(), out, err,
+                              written, run_criteria(c.asserts, c.allow_errors), c.report);
+  if (c.junit_path.empty()) return code;
+  std::ofstream junit(c.junit_path);
+  write_junit(junit, record, outcome.error);
+  junit.close();
+  if (!junit) {
+    err << "soapbench run: --junit: cannot write '" << c.junit_path << "'\n";
+    return code == 0 ? 1 : code;
+  }
+  err << "junit: " << c.junit_path << "\n";  // stdout's last line stays the results file's path
+  return code;
 }
 
 }  // namespace soapbench

@@ -1,4 +1,5 @@
 #include "commands/cli_values.h"
+#include "commands/command_table.h"
 
 #include <ostream>
 
@@ -58,6 +59,7 @@ std::string join_args(int argc, const char* const* argv) {
 
 int parse_app(CLI::App& app, int argc, const char* const* argv, const char* name, std::ostream& out,
               std::ostream& err) {
+  app.footer("\n" + std::string(exit_status_text()));
   try {
     app.parse(argc, argv);
     return -1;

@@ -122,8 +122,11 @@ std::string version_text() {
 }
 
 std::string_view exit_status_text() {
-  return "Exit status: 0 done; 1 the command failed (the message says why; a run keeps what it measured);\n"
-         "2 a usage error (the message names the flag); 128+N ended by signal N (a run keeps what it measured).\n";
+  return "Exit status: 0 success; 1 measured, but failed its criteria (--assert; by default any failed call),\n"
+         "or compare found a significant regression, or the command failed (the message says why);\n"
+         "2 a usage error (the message names the flag), or compare's runs are not comparable;\n"
+         "3 the target could not be reached or checked at all; 128+N ended by signal N.\n"
+         "A run writes its results file in every case but a usage error.\n";
 }
 
 int run_command_table(std::string_view program, std::string_view about, std::span<const CommandEntry> table,

@@ -9,6 +9,7 @@
 
 #include "commands/cli.h"
 #include "commands/cli_values.h"
+#include "core/assertions.h"
 #include "core/parse.h"
 
 namespace soapbench {
@@ -149,6 +150,18 @@ CLI::Option* add_interval_option(CLI::App& app, double& interval_s) {
   return app.add_option("--interval", interval_s, "Seconds per live line; 0 for none")
       ->transform(duration_value(false))
       ->default_str(duration_text(interval_s));
+}
+
+void add_criteria_options(CLI::App& app, std::vector<std::string>& asserts, bool& allow_errors) {
+  app.add_option("--assert", asserts,
+                 "What must hold on every step of every operation, else exit 1 (repeatable): METRIC OP VALUE,\n"
+                 "e.g. errors==0, error-rate<0.1%, p99<20ms, throughput>5000, send-lag-p99<1ms;\n"
+                 "metrics: errors requests error-rate throughput min mean max pN send-lag-pN server-cpu\n"
+                 "client-cpu; operators < <= > >= == !=. Without any, errors==0 applies")
+      ->check(checked_by([](const std::string& s) { parse_assertion(s); }, "EXPR"))
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--allow-errors", allow_errors, "Failed calls alone do not fail the run (drops the default errors==0)");
 }
 
 void add_output_options(CLI::App& app, std::string& label, std::string& out_dir) {

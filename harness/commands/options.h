@@ -37,6 +37,10 @@ CLI::Option* add_wait_option(CLI::App& app, double& pause_s);
 // --interval DURATION: seconds per live line; 0 for none
 CLI::Option* add_interval_option(CLI::App& app, double& interval_s);
 
+// ---- the verdict
+// --assert EXPR (repeatable) and --allow-errors
+void add_criteria_options(CLI::App& app, std::vector<std::string>& asserts, bool& allow_errors);
+
 // ---- the run's files
 // --label and --out
 void add_output_options(CLI::App& app, std::string& label, std::string& out_dir);

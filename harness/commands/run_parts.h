@@ -5,9 +5,12 @@
 #include <iosfwd>
 #include <string>
 
+#include <vector>
+
 #include "commands/cli.h"
 #include "commands/run_target.h"
 #include "ramp/step_loop.h"
+#include "core/assertions.h"
 #include "core/results.h"
 
 namespace soapbench {
@@ -39,17 +42,25 @@ void probe_endpoint(const RunConfig& config, const RampPlan& plan, RunRecord& re
 RampOutcome run_local_ramp(const RampPlan& plan, bool live_lines, const InterruptWatch& interrupt,
                            std::ostream& out);
 
-// Puts the ramp's operations in the record, prints the results tables and
-// the error (after "`command`: ", e.g. "soapbench tcp-echo"), and writes the
-// results files into `out_dir` unless nothing was measured. `signal` is the
-// one that interrupted the run, 0 if none. Returns the exit code: 0, 1 after
-// an error, 128 + signal when interrupted. The JSON file's path goes to
-// *written when given ("" when none was written). `soapbench run`,
-// soapbench-mpi and `soapbench tcp-echo` end this way. With `report`, the
-// HTML page is written beside the JSON file ("report: PATH" printed); the
-// JSON file's path stays the last line printed, for scripts to read.
+// Puts the ramp's operations in the record, evaluates `criteria` on every
+// step (core/assertions.h; the outcomes go into the steps), prints the results
+// tables, the verdict and the error (after "`command`: ", e.g. "soapbench
+// tcp-echo"), and writes the results files into `out_dir`, even when nothing
+// was measured. `signal` is the one that interrupted the run, 0 if none.
+// Returns the exit code: 0; 1 when a criterion failed or after an error; 3
+// when the target could not be reached; 128 + signal when interrupted. The
+// JSON file's path goes to *written when given ("" when none was written).
+// `soapbench run`, soapbench-mpi and `soapbench tcp-echo` end this way. With
+// `report`, the HTML page is written beside the JSON file ("report: PATH"
+// printed); the JSON file's path stays the last line printed, for scripts to read.
 int finish_run(const std::string& command, const std::string& out_dir, RunRecord& record,
                const RampOutcome& outcome, int signal, std::ostream& out, std::ostream& err,
-               std::string* written = nullptr, bool report = false);
+               std::string* written = nullptr, const std::vector<Assertion>& criteria = run_criteria({}, false),
+               bool report = false);
+
+// The verdict after the tables: every failed (and not measured) criterion by
+// operation and step with its measured value, or that all held. Returns the
+// number of failed criteria.
+size_t print_verdict(std::ostream& out, const RunRecord& record);
 
 }  // namespace soapbench

@@ -60,6 +60,15 @@ struct HostResult {
   bool operator==(const HostResult&) const = default;
 };
 
+// One criterion (--assert, core/assertions.h) evaluated on one step.
+struct AssertionOutcome {
+  std::string expression;          // as given, e.g. "p99<20ms"
+  std::string status;              // "passed", "failed" or "not measured"
+  std::optional<double> measured;  // in the metric's base unit (s, %, calls, calls/s)
+  std::string measured_text;       // for people: "35.204ms", "no successful call"; "" when not measured
+  bool operator==(const AssertionOutcome&) const = default;
+};
+
 // One step: one client count of one operation, after warm-up.
 struct StepResult {
   unsigned clients = 0;
@@ -102,6 +111,9 @@ struct StepResult {
   // Run from many hosts: one entry per host that ran clients, in rank order.
   // Empty for the local driver; the file then has no "hosts" key.
   std::vector<HostResult> hosts;
+  // The run's criteria on this step, in the order given; empty (no "assertions"
+  // key) when none were evaluated.
+  std::vector<AssertionOutcome> assertions;
   bool operator==(const StepResult&) const = default;
 };
 
@@ -158,6 +170,8 @@ void to_json(nlohmann::json& j, const FailureCounts& v);
 void from_json(const nlohmann::json& j, FailureCounts& v);
 void to_json(nlohmann::json& j, const IntervalSample& v);
 void from_json(const nlohmann::json& j, IntervalSample& v);
+void to_json(nlohmann::json& j, const AssertionOutcome& v);
+void from_json(const nlohmann::json& j, AssertionOutcome& v);
 void to_json(nlohmann::json& j, const HostResult& v);
 void from_json(const nlohmann::json& j, HostResult& v);
 void to_json(nlohmann::json& j, const StepResult& v);

@@ -45,6 +45,10 @@ constexpr auto kHostFields = std::make_tuple(
     field("requests", &HostResult::requests), field("throughput", &HostResult::throughput),
     field("client_cpu_pct", &HostResult::client_cpu_pct));
 
+constexpr auto kAssertionFields = std::make_tuple(
+    field("expression", &AssertionOutcome::expression), field("status", &AssertionOutcome::status),
+    field("measured", &AssertionOutcome::measured), field("measured_text", &AssertionOutcome::measured_text));
+
 // StepResult's required fields; `uncorrected`, `connections`, `http_version`
 // and `hosts` are optional (see below) and `latency_summary_ms` is written only.
 constexpr auto kStepFields = std::make_tuple(
@@ -84,6 +88,8 @@ void from_json(const json& j, IntervalSample& v) {
   v.send_lag_p99_ms = 0;
   if (j.contains("send_lag_p99_ms")) get(j, "send_lag_p99_ms", v.send_lag_p99_ms);
 }
+void to_json(json& j, const AssertionOutcome& v) { write_fields(j, v, kAssertionFields); }
+void from_json(const json& j, AssertionOutcome& v) { read_fields(j, v, kAssertionFields); }
 void to_json(json& j, const HostResult& v) { write_fields(j, v, kHostFields); }
 void from_json(const json& j, HostResult& v) { read_fields(j, v, kHostFields); }
 void to_json(json& j, const OperationResult& v) { write_fields(j, v, kOperationFields); }
@@ -105,6 +111,7 @@ void to_json(json& j, const StepResult& v) {
   j["sent"] = v.sent();  // written for readers; the reader recomputes it
   j["http_version"] = v.http_version;
   if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
+  if (!v.assertions.empty()) j["assertions"] = v.assertions;  // absent = no criteria evaluated
 }
 
 void from_json(const json& j, StepResult& v) {
@@ -134,6 +141,8 @@ void from_json(const json& j, StepResult& v) {
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
   v.hosts.clear();
   if (j.contains("hosts")) get(j, "hosts", v.hosts);
+  v.assertions.clear();
+  if (j.contains("assertions")) get(j, "assertions", v.assertions);
 }
 
 void to_json(json& j, const RunRecord& v) {

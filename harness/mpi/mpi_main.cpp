@@ -105,6 +105,7 @@ int run_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
     stack_label = target->peer_version();
   } catch (const std::exception& e) {
     outcome.error = e.what();
+    outcome.unreachable = true;  // exit 3
   }
   broadcast_string(url);
   MpiFleet fleet(job, interrupt.flag());
@@ -113,6 +114,7 @@ int run_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
       probe_endpoint(c, plan, record, out, stack_label, &interrupt);
     } catch (const std::exception& e) {
       outcome.error = e.what();
+      outcome.unreachable = true;  // exit 3
     }
   }
   if (outcome.error.empty()) {

@@ -90,6 +90,7 @@ struct RampOutcome {
   std::vector<OperationResult> operations;
   bool interrupted = false;               // a signal ended the ramp; the last step is partial
   std::string error;                      // why the ramp stopped early otherwise; empty if it did not
+  bool unreachable = false;               // `error` is that the target could not be reached at all (exit 3)
 };
 
 // Runs every step of `plan` with `fleet`, telling `observer`. Returns early,

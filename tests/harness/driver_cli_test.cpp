@@ -9,6 +9,7 @@
 
 #include "commands/cli.h"
 #include "commands/command_table.h"
+#include "core/results.h"
 #include "driver_support.h"
 
 namespace soapbench {
@@ -261,9 +262,18 @@ TEST(DriverProgram, UnreachableUrlFailsAtOnce) {
   const int code = test::run_program({test::bin_path("soapbench"), "run", "--url", url, "--clients", "1",
                                       "--duration", "1s", "--out", dir.path().string()},
                                      &out, &err, std::chrono::seconds(20));
-  EXPECT_EQ(code, 1) << out << err;
+  EXPECT_EQ(code, 3) << out << err;
   EXPECT_NE(err.find("cannot reach " + url), std::string::npos) << err;
-  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "no results file for a run that never started";
+  // The results file is written in every case but a usage error: partial, no steps.
+  std::vector<std::filesystem::path> json;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    if (e.path().extension() == ".json") json.push_back(e.path());
+  ASSERT_EQ(json.size(), 1u);
+  const RunRecord record = read_results(json.front());
+  EXPECT_TRUE(record.partial);
+  EXPECT_TRUE(record.operations.empty());
+  // check of the same URL: nothing could be checked, exit 3.
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "check", "--url", url}, &out, &err), 3) << out << err;
 }
 
 }  // namespace

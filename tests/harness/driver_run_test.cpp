@@ -2,6 +2,7 @@
 // soapbench-server, a fake endpoint that fails in each way, a stalled server
 // in rate mode, a server and a worker that die, and Ctrl-C.
 #include <gtest/gtest.h>
+#include <pugixml.hpp>
 
 #include <csignal>
 #include <fstream>
@@ -114,7 +115,8 @@ TEST_P(DriverFailures, EachCallIsCountedUnderItsKind) {
     Program p(run_args({"--url", fake.url(), "--client", client, "--op", "echoString", "--clients", "2",
                         "--requests", "3", "--warmup", "0", "--timeout", "300ms", "--string-length", "64"},
                        dir));
-    ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+    // Any failed call fails the run (exit 1) unless the run allows errors.
+    ASSERT_EQ(p.wait(60s), GetParam().kind.empty() ? 0 : 1) << p.out() << p.err();
     const RunRecord record = results_of(p);
     ASSERT_EQ(record.operations.size(), 1u);
     const StepResult& step = record.operations[0].steps.at(0);
@@ -184,7 +186,7 @@ TEST(DriverRobustness, ServerDyingMidStepIsCountedAndTheFileIsComplete) {
                      dir));
   ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // measuring
   ::kill(server->pid(), SIGKILL);
-  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();  // measured, failed calls: errors==0 does not hold
   server.reset();
   const RunRecord record = results_of(p);
   EXPECT_FALSE(record.partial);
@@ -236,6 +238,145 @@ TEST(DriverRobustness, SigintLeavesAPartialFileAndNoProcess) {
   bool marked = false;
   for (const auto& w : step.warnings) marked |= w.find("interrupted") != std::string::npos;
   EXPECT_TRUE(marked);
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+using test::Program;
+using test::results_of;
+using namespace std::chrono_literals;
+
+// Exit status and criteria (issue 15): a frozen server's timeouts fail the
+// run by default; --allow-errors keeps exit 0; an assertion names its metric.
+TEST(DriverVerdict, AFrozenServerFailsTheRunAndTheFileListsTheTimeouts) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1", "--duration", "3s",
+                      "--warmup", "0.2s", "--interval", "0.5s", "--timeout", "300ms"},
+                     dir));
+  ASSERT_TRUE(p.wait_for_line("echoString x1", 20s)) << p.out() << p.err();
+  ::kill(server.pid(), SIGSTOP);
+  std::this_thread::sleep_for(1000ms);
+  ::kill(server.pid(), SIGCONT);
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();
+  const StepResult step = results_of(p).operations.at(0).steps.at(0);
+  EXPECT_GT(step.failures.timeout, 0u) << p.out();
+  ASSERT_EQ(step.assertions.size(), 1u);
+  EXPECT_EQ(step.assertions[0].expression, "errors==0");
+  EXPECT_EQ(step.assertions[0].status, "failed");
+  EXPECT_EQ(step.assertions[0].measured, static_cast<double>(step.failures.total()));
+  EXPECT_NE(p.out().find("== Verdict: FAILED (1 of 1 criteria)"), std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("echoString x1: errors==0 failed: measured"), std::string::npos) << p.out();
+}
+
+TEST(DriverVerdict, AllowErrorsPassesARunOfFaults) {
+  test::FakeServer fake(test::FakeServer::Mode::fault);
+  test::TempDir dir;
+  Program p(run_args({"--url", fake.url(), "--op", "echoString", "--clients", "1", "--requests", "3",
+                      "--warmup", "0", "--allow-errors"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const StepResult step = results_of(p).operations.at(0).steps.at(0);
+  EXPECT_EQ(step.failures.soap_fault, 3u);
+  EXPECT_TRUE(step.assertions.empty());
+}
+
+TEST(DriverVerdict, AFailedAssertionExitsOneNamingItsMetric) {
+  test::TempDir dir;
+  Program p(run_args({"--op", "echoString,echoStruct", "--clients", "1,2", "--requests", "20", "--warmup", "0",
+                      "--assert", "p99<1us", "--assert", "errors==0"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();
+  EXPECT_NE(p.out().find("== Verdict: FAILED (4 of 8 criteria)"), std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("echoStruct x2: p99<1us failed: measured"), std::string::npos) << p.out();
+  for (const auto& op : results_of(p).operations)
+    for (const auto& step : op.steps) {
+      ASSERT_EQ(step.assertions.size(), 2u);
+      EXPECT_EQ(step.assertions[0].status, "failed");
+      EXPECT_EQ(step.assertions[1].status, "passed");
+    }
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+// --junit: one testcase per operation and step, one failure per failed step,
+// the assertion and the measured value in it.
+TEST(DriverVerdict, JUnitHasOneFailurePerFailedStep) {
+  test::TempDir dir;
+  const std::string junit = (dir.path() / "verdict.xml").string();
+  test::Program p(run_args({"--op", "echoString,echoStruct", "--clients", "1,2", "--requests", "20", "--warmup",
+                            "0", "--assert", "p99<1us", "--assert", "errors==0", "--junit", junit},
+                           dir));
+  ASSERT_EQ(p.wait(std::chrono::seconds(60)), 1) << p.out() << p.err();
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_file(junit.c_str())) << junit;
+  const pugi::xml_node suites = doc.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 4);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 4);
+  std::vector<std::string> names;
+  for (const auto suite : suites.children("testsuite")) {
+    EXPECT_EQ(suite.attribute("tests").as_int(), 2);
+    EXPECT_EQ(suite.attribute("failures").as_int(), 2);
+    for (const auto tc : suite.children("testcase")) {
+      names.push_back(tc.attribute("name").as_string());
+      EXPECT_GT(tc.attribute("time").as_double(), 0);
+      const pugi::xml_node failure = tc.child("failure");
+      ASSERT_TRUE(failure) << names.back();
+      EXPECT_EQ(std::string(failure.attribute("message").as_string()).rfind("p99<1us failed: measured ", 0), 0u)
+          << failure.attribute("message").as_string();
+      EXPECT_EQ(std::distance(tc.children("failure").begin(), tc.children("failure").end()), 1);
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"echoString x1", "echoString x2", "echoStruct x1", "echoStruct x2"}));
+}
+
+TEST(DriverVerdict, JUnitOfAnUnreachableTargetIsOneError) {
+  test::TempDir dir;
+  const std::string junit = (dir.path() / "verdict.xml").string();
+  const std::string url = "http://127.0.0.1:" + std::to_string(test::unused_port()) + "/echo";
+  test::Program p(run_args({"--url", url, "--clients", "1", "--junit", junit}, dir));
+  ASSERT_EQ(p.wait(std::chrono::seconds(60)), 3) << p.out() << p.err();
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_file(junit.c_str())) << junit;
+  EXPECT_EQ(doc.child("testsuites").attribute("errors").as_int(), 1);
+  const std::string message =
+      doc.child("testsuites").child("testsuite").child("testcase").child("error").attribute("message").as_string();
+  EXPECT_NE(message.find("cannot reach " + url), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+// compare refuses runs it cannot judge: a closed loop against a rate run exits 2, naming why.
+TEST(DriverVerdict, CompareOfClosedLoopAgainstRateRunExitsTwo) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  std::vector<std::string> files;
+  for (const std::string rate : {"0", "200"}) {
+    test::Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1", "--duration", "0.5s",
+                              "--warmup", "0", "--rate", rate, "--label", "rate" + rate},
+                             dir));
+    ASSERT_EQ(p.wait(std::chrono::seconds(60)), 0) << p.out() << p.err();
+    files.push_back(p.last_line());
+  }
+  std::string out, err;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", files[0], files[1]}, &out, &err), 2) << out;
+  EXPECT_NE(err.find("not comparable"), std::string::npos) << err;
+  EXPECT_NE(err.find("closed loop against fixed rate (closed loop against rate)"), std::string::npos) << err;
+  // The same file against itself: nothing is worse, exit 0.
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", files[0], files[0]}, &out, &err), 0) << out;
+  EXPECT_NE(out.find("no significant regression beyond 5%"), std::string::npos) << out;
 }
 
 }  // namespace

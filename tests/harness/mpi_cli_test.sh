@@ -29,9 +29,9 @@ case_ too_many_clients 2 "--clients: a step of 3 clients needs 3 ranks, and this
 case_ other_command 2 "only \`run\` runs across hosts" 1 check --url http://127.0.0.1:9/echo
 case_ unknown_command 2 "unknown command 'nonsense'" 1 nonsense
 # A valid job whose endpoint does not answer (port 9, discard, is closed): the
-# probe fails at rank 0, every rank leaves, nothing is written.
+# probe fails at rank 0, every rank leaves, exit 3 (the target could not be reached).
 mkdir "$WORK/results"
-case_ unreachable 1 "cannot reach http://127.0.0.1:9/echo" 2 \
+case_ unreachable 3 "cannot reach http://127.0.0.1:9/echo" 2 \
   run --url http://127.0.0.1:9/echo --clients 1,2 --out "$WORK/results"
 wait
 
@@ -52,8 +52,9 @@ for name in "${cases[@]}"; do
     failures=$((failures + 1))
   fi
 done
-if [ -n "$(ls -A "$WORK/results")" ]; then
-  echo "FAIL: a failed probe left files in --out" >&2
+# The results file is written in every case but a usage error: one (with no steps).
+if [ "$(ls "$WORK/results" | grep -c '\.json$')" != 1 ]; then
+  echo "FAIL: a failed probe must leave one results file in --out" >&2
   failures=$((failures + 1))
 fi
 [ "$failures" = 0 ] && echo "PASS: ${#cases[@]} cases"

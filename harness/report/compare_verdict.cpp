@@ -1,0 +1,168 @@
+// compare's verdict (report/compare_verdict.h).
+#include "report/compare_verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace soapbench {
+
+namespace {
+
+std::string option_text(const RunRecord& r, const char* key) {
+  const auto& o = r.context.options;
+  return o.contains(key) ? o.at(key).dump() : "null";
+}
+
+std::vector<std::string> operation_names(const RunRecord& r) {
+  std::vector<std::string> names;
+  for (const auto& op : r.operations) names.push_back(op.operation);
+  return names;
+}
+
+std::string step_name(const StepResult& s) {
+  return s.target_rate > 0 ? fmt::format("x{} at {:g}/s", s.clients, s.target_rate) : fmt::format("x{}", s.clients);
+}
+
+// A figure of a step and its per-interval samples (empty when intervals do not carry it).
+struct Figure {
+  const char* name;
+  bool higher_is_better;
+  double (*whole)(const StepResult&);
+  double (*interval)(const IntervalSample&);  // nullptr: no per-interval figure
+};
+
+double cpu_us_per_request(const StepResult& s) {
+  return s.server_cpu_pct && s.throughput > 0 ? *s.server_cpu_pct / 100 * 1e6 / s.throughput : 0;
+}
+
+const Figure kFigures[] = {
+    {"throughput", true, [](const StepResult& s) { return s.throughput; },
+     [](const IntervalSample& i) { return i.throughput; }},
+    {"mean ms", false, [](const StepResult& s) { return s.latency.mean() * 1e3; },
+     [](const IntervalSample& i) { return i.mean_ms; }},
+    {"p50 ms", false, [](const StepResult& s) { return s.latency.percentile(50) * 1e3; },
+     [](const IntervalSample& i) { return i.p50_ms; }},
+    {"p99 ms", false, [](const StepResult& s) { return s.latency.percentile(99) * 1e3; },
+     [](const IntervalSample& i) { return i.p99_ms; }},
+    {"p99.9 ms", false, [](const StepResult& s) { return s.latency.percentile(99.9) * 1e3; }, nullptr},
+    {"server CPU us/req", false, cpu_us_per_request, nullptr},
+};
+
+std::vector<double> samples(const StepResult& s, const Figure& f) {
+  std::vector<double> out;
+  if (!f.interval) return out;
+  for (const auto& i : s.intervals)
+    if (i.requests > 0) out.push_back(f.interval(i));
+  return out;
+}
+
+}  // namespace
+
+std::string not_comparable(const RunRecord& base, const RunRecord& next) {
+  if (operation_names(base) != operation_names(next))
+    return fmt::format("different operations ({} against {})", fmt::join(operation_names(base), ","),
+                       fmt::join(operation_names(next), ","));
+  for (const char* key : {"string_length", "items", "binary_bytes"})
+    if (option_text(base, key) != option_text(next, key))
+      return fmt::format("different payload ({} {} against {})", key, option_text(base, key), option_text(next, key));
+  if (base.context.client_kind != next.context.client_kind)
+    return fmt::format("different client kind ({} against {})", base.context.client_kind, next.context.client_kind);
+  const double rb = base.context.options.value("rate", 0.0), rn = next.context.options.value("rate", 0.0);
+  if ((rb > 0) != (rn > 0))
+    return fmt::format("closed loop against fixed rate ({} against {})", rb > 0 ? "rate" : "closed loop",
+                       rn > 0 ? "rate" : "closed loop");
+  if (rb != rn) return fmt::format("different rate ({:g}/s against {:g}/s)", rb, rn);
+  return "";
+}
+
+std::optional<double> mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n1 = a.size(), n2 = b.size();
+  if (n1 < kMinSamples || n2 < kMinSamples) return std::nullopt;
+  std::vector<std::pair<double, int>> all;
+  for (double v : a) all.emplace_back(v, 0);
+  for (double v : b) all.emplace_back(v, 1);
+  std::sort(all.begin(), all.end());
+  double r1 = 0;
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    while (j < all.size() && all[j].first == all[i].first) ++j;
+    const double rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;  // ties: the mean rank
+    for (size_t k = i; k < j; ++k)
+      if (all[k].second == 0) r1 += rank;
+    i = j;
+  }
+  const double u1 = r1 - static_cast<double>(n1 * (n1 + 1)) / 2;
+  const double mu = static_cast<double>(n1 * n2) / 2;
+  const double sigma = std::sqrt(static_cast<double>(n1 * n2) * static_cast<double>(n1 + n2 + 1) / 12);
+  if (sigma == 0) return 1.0;
+  return std::erfc(std::fabs(u1 - mu) / sigma / std::sqrt(2.0));
+}
+
+size_t CompareVerdict::worse() const {
+  return static_cast<size_t>(std::count_if(figures.begin(), figures.end(), [](const auto& f) { return f.worse; }));
+}
+
+CompareVerdict compare_runs(const RunRecord& base, const RunRecord& next, double threshold,
+                            const std::string& base_label, const std::string& next_label) {
+  CompareVerdict v{base_label, next_label, {}};
+  for (const auto& bop : base.operations) {
+    const auto nop = std::find_if(next.operations.begin(), next.operations.end(),
+                                  [&](const auto& o) { return o.operation == bop.operation; });
+    if (nop == next.operations.end()) continue;
+    for (const auto& bs : bop.steps) {
+      const auto ns = std::find_if(nop->steps.begin(), nop->steps.end(), [&](const StepResult& s) {
+        return s.clients == bs.clients && s.target_rate == bs.target_rate;
+      });
+      if (ns == nop->steps.end()) continue;
+      for (const auto& f : kFigures) {
+        FigureVerdict fv{bop.operation, step_name(bs), f.name, f.whole(bs), f.whole(*ns), 0, std::nullopt, false};
+        if (f.whole == cpu_us_per_request && (!bs.server_cpu_pct || !ns->server_cpu_pct)) continue;
+        fv.ratio = fv.base > 0 ? fv.next / fv.base : 0;
+        fv.p = mann_whitney_p(samples(bs, f), samples(*ns, f));
+        const bool beyond = fv.base > 0 && (f.higher_is_better ? fv.ratio < 1 - threshold : fv.ratio > 1 + threshold);
+        fv.worse = beyond && (!fv.p || *fv.p < 0.05);
+        v.figures.push_back(fv);
+      }
+    }
+  }
+  return v;
+}
+
+void print_verdict(std::ostream& os, const CompareVerdict& v, const std::string& format, double threshold) {
+  auto sig = [](const FigureVerdict& f) {
+    return f.p ? fmt::format("p={:.3f}{}", *f.p, *f.p < 0.05 ? " significant" : "")
+               : std::string("not enough samples for a significance test");
+  };
+  if (format == "json") {
+    nlohmann::json figures = nlohmann::json::array();
+    for (const auto& f : v.figures)
+      figures.push_back({{"operation", f.operation}, {"step", f.step}, {"figure", f.figure}, {"base", f.base},
+                         {"new", f.next}, {"ratio", f.ratio},
+                         {"p", f.p ? nlohmann::json(*f.p) : nlohmann::json(nullptr)}, {"worse", f.worse}});
+    os << nlohmann::json{{"base", v.base_label}, {"new", v.next_label}, {"threshold", threshold},
+                         {"test", "Mann-Whitney U over per-interval samples, two-sided, 5%"},
+                         {"worse", v.worse()}, {"figures", figures}}.dump(2)
+       << "\n";
+    return;
+  }
+  const bool md = format == "markdown";
+  os << fmt::format("{}{} against {}: {}\n", md ? "### " : "== Verdict: ", v.next_label, v.base_label,
+                    v.worse() ? fmt::format("WORSE ({} figures beyond {:g}%)", v.worse(), threshold * 100)
+                              : fmt::format("no significant regression beyond {:g}%", threshold * 100));
+  if (md) os << "\n| operation | step | figure | base | new | ratio | significance | |\n|---|---|---|---|---|---|---|---|\n";
+  for (const auto& f : v.figures) {
+    if (md)
+      os << fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} | {} | {} |\n", f.operation, f.step, f.figure,
+                        f.base, f.next, f.ratio, sig(f), f.worse ? "**worse**" : "");
+    else
+      os << fmt::format("  {:<11} {:<12} {:<18} {:>12.3f} {:>12.3f} {:>7.3f}  {}{}\n", f.operation, f.step, f.figure,
+                        f.base, f.next, f.ratio, sig(f), f.worse ? "  WORSE" : "");
+  }
+}
+
+}  // namespace soapbench
