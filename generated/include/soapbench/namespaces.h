@@ -5,12 +5,11 @@
 // what a response declares.
 struct soap;
 
-// Before a request's body is read: the context's table as the service's, rebuilt
-// (soap_set_namespaces, as the generated dispatch did for every request) only when
-// it differs: a wildcard matched (a SOAP 1.2 envelope, an older XML Schema
-// namespace) or entries are still blanked by soapbench_output_namespaces (which
-// soap_begin_recv's fresh copy normally undoes). Namespaces bound while the table
-// was not whole are re-matched against the whole one.
+// Before a request's body is read, in place of the soap_set_namespaces the
+// generated dispatch called for every request: soap_begin_recv has just copied the
+// table afresh, so the copy is rebuilt only when it is missing, of another table,
+// or still has entries blanked by soapbench_output_namespaces (then the namespaces
+// bound meanwhile are matched again against the whole table).
 void soapbench_input_namespaces(struct soap* soap);
 
 // Before a response is written: only the envelope's and the service's namespaces
