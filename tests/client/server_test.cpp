@@ -61,14 +61,16 @@ TEST_P(SoapbenchServerTest, EchoesOnOneKeepAliveConnection) {
   // echoString: 1024 characters, 160 to 480 bytes more once escaped (gSOAP leaves
   // quotes alone, the curl client escapes them too). echoStruct: one item with two
   // 256-byte binaries (344 base64 + 512 hex characters) and ~1 KB of other XML.
-  // Measured: echoString 1805 (gsoap) / 1893 (curl) out, 1772 back; echoStruct
-  // 2312 / 2065 out, 2279 back; the raw client sends what curl sends.
+  // Measured: echoString 1805 (gsoap) / 1893 (curl) out, 1614 back; echoStruct
+  // 2312 / 2065 out, 2121 back; the raw client sends what curl sends. Responses
+  // declare only SOAP-ENV and echo (generated/namespaces.cpp), 158 bytes fewer
+  // than a gSOAP client's request with the same text.
   const WireBytes wire = client->last_wire_bytes();
   const uint64_t low = GetParam().operation == Operation::echo_string ? 1700 : 2000;
   const uint64_t high = GetParam().operation == Operation::echo_string ? 2000 : 2500;
   EXPECT_GE(wire.request, low);
   EXPECT_LE(wire.request, high);
-  EXPECT_GE(wire.response, low);
+  EXPECT_GE(wire.response, low - 200);
   EXPECT_LE(wire.response, high);
   const nlohmann::json stats = fetch_stats(server.endpoint());
   ASSERT_TRUE(stats.is_object());
