@@ -1,6 +1,8 @@
 // `soapbench report`: results files in, one HTML page out.
 #include "commands/report_cmd.h"
 
+#include "report/compare_verdict.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -43,6 +45,24 @@ void write_report_page(const std::vector<std::string>& files, const std::string&
   for (const auto& f : files) in.runs.push_back(read_results(f));  // names the file and the schema version
   in.labels = distinct_labels(in.runs, files);
   in.generator = fmt::format("soapbench {} (gSOAP {})", SOAPBENCH_VERSION, SOAPBENCH_GSOAP_VERSION);
+  // Several runs: `soapbench compare`'s verdict of each against the first, on top.
+  if (in.runs.size() > 1) {
+    constexpr double kThreshold = 0.05;  // compare's default --threshold
+    std::string text;
+    bool ok = true;
+    for (size_t i = 1; i < in.runs.size(); ++i) {
+      if (const std::string why = not_comparable(in.runs[0], in.runs[i]); !why.empty()) {
+        text += fmt::format("{} against {}: not comparable ({})\n", in.labels[i], in.labels[0], why);
+        continue;
+      }
+      const CompareVerdict v = compare_runs(in.runs[0], in.runs[i], kThreshold, in.labels[0], in.labels[i]);
+      if (v.worse() > 0) ok = false;
+      text += fmt::format("{} against {}: {} of {} figures worse by more than {:g}%{}\n", in.labels[i],
+                          in.labels[0], v.worse(), v.figures.size(), kThreshold * 100,
+                          v.worse() > 0 ? "" : " (none)");
+    }
+    in.verdict = {{"text", text}, {"ok", ok}};
+  }
   // Written whole to a temp file then renamed, so that a browser never shows half a page.
   const fs::path target(page);
   const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp");

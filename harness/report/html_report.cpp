@@ -78,6 +78,23 @@ json step_data(const StepResult& s, double start_s) {
             {"connections", s.connections_opened},
             {"http_version", s.http_version},
             {"warnings", s.warnings}};
+  // Send lag (rate mode): how late the client sent against its schedule.
+  if (s.send_lag && !s.send_lag->empty()) j["send_lag_ms"] = latency_summary(*s.send_lag);
+  // The step's criteria (--assert), each on the table cell it speaks of.
+  if (!s.assertions.empty()) {
+    json thresholds = json::array();
+    for (const AssertionOutcome& a : s.assertions) {
+      const std::string metric = a.expression.substr(0, a.expression.find_first_of("<>=!"));
+      std::string field = metric;
+      if (metric == "error-rate") field = "errors";
+      if (metric == "server-cpu") field = "server_cpu_pct";
+      thresholds.push_back({{"field", field},
+                            {"ok", a.status != "failed"},
+                            {"text", a.expression + ": " + a.status +
+                                         (a.measured_text.empty() ? "" : ", measured " + a.measured_text)}});
+    }
+    j["thresholds"] = std::move(thresholds);
+  }
   // Uncorrected latency means something only beside a schedule (rate mode).
   if (s.target_rate > 0 && s.uncorrected && !s.uncorrected->empty()) {
     j["uncorrected_ms"] = latency_summary(*s.uncorrected);

@@ -43,7 +43,7 @@ TEST_P(TrickleDeadline, RunCountsEveryCallAsATimeoutAndEndsOnTime) {
                                     {"--url", trickle.url(), "--client", GetParam(), "--op", "echoString",
                                      "--clients", "1,2", "--duration", "2s", "--warmup", "0", "--interval", "1s",
                                      "--timeout", "1s"}));
-  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();  // measured, and errors==0 failed
   // The probe (1 s), then two steps of 2 s, each with a last call of up to 1 s and
   // the start-up of its workers: about 9 s. Before the deadline was the call's,
   // one step took minutes.
@@ -124,7 +124,7 @@ TEST(ConnectBackoff, ADeadServerCostsFewAttemptsPerClientPerSecond) {
                                      "--warmup", "0.2s", "--interval", "0.5s"}));
   ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // measuring
   server.reset();  // refuses from now on
-  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();  // measured, and errors==0 failed
   const StepResult& step = test::results_of(p).operations.at(0).steps.at(0);
   EXPECT_GT(step.failures.connect, 0u) << p.out();
   // Well over 2 s of the 3 s measured were against a dead server; < 20 attempts

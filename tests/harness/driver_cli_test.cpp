@@ -186,9 +186,9 @@ TEST(Flags, ATimeoutBelowWhatTheClientHonoursIsRefusedNamingTheFlag) {
   EXPECT_NE(err.find("--timeout: 0.5 ms is below the shortest timeout the curl client honours (1 ms)"),
             std::string::npos)
       << err;
-  // raw honours it: a refused connection, not a usage error.
+  // raw honours it: a refused connection (exit 3: not reachable), not a usage error.
   EXPECT_EQ(test::run_program({bin, "check", "--url", "http://127.0.0.1:1/echo", "--timeout", "500us"}, &out, &err),
-            1)
+            3)
       << err;
 }
 

@@ -99,6 +99,29 @@ TEST(HtmlReportData, EveryStepNumberIsTheRecords) {
   EXPECT_EQ(r["operations"][1]["steps"][0]["failures"].size(), 6u);
 }
 
+// Send lag and the step's criteria (--assert) reach the page when a step has them.
+TEST(HtmlReportData, SendLagAndCriteriaWhenTheStepHasThem) {
+  RunRecord run = sample_record();
+  StepResult& s = run.operations[0].steps[0];
+  s.send_lag.emplace();
+  for (double v : {0.000002, 0.000004, 0.001}) s.send_lag->record(v);
+  s.assertions = {{"p99<1us", "failed", 0.002, "2.000ms"}, {"error-rate<1%", "passed", 0.0, "0%"},
+                  {"send-lag-p99<1ms", "not measured", std::nullopt, ""}};
+  const json step = html_report_data(inputs({run}))["runs"][0]["operations"][0]["steps"][0];
+  ASSERT_TRUE(step.contains("send_lag_ms"));
+  EXPECT_NEAR(step["send_lag_ms"]["p99"].get<double>(), s.send_lag->percentile(99) * 1e3, 1e-9);
+  ASSERT_EQ(step["thresholds"].size(), 3u);
+  EXPECT_EQ(step["thresholds"][0]["field"], "p99");
+  EXPECT_EQ(step["thresholds"][0]["ok"], false);
+  EXPECT_EQ(step["thresholds"][0]["text"], "p99<1us: failed, measured 2.000ms");
+  EXPECT_EQ(step["thresholds"][1]["field"], "errors");
+  EXPECT_EQ(step["thresholds"][1]["ok"], true);
+  EXPECT_EQ(step["thresholds"][2]["ok"], true) << "not measured is no failure";
+  const json other = html_report_data(inputs({sample_record()}))["runs"][0]["operations"][0]["steps"][0];
+  EXPECT_FALSE(other.contains("send_lag_ms"));
+  EXPECT_FALSE(other.contains("thresholds"));
+}
+
 TEST(HtmlReportData, IntervalsOnTheRunsClock) {
   // Each step: 2 s warm-up, 10 s measured; intervals at 1 s and 2 s of each step.
   const json data = html_report_data(inputs({sample_record()}));
