@@ -80,7 +80,8 @@ int chat_main(int argc, const char* const* argv, std::ostream& out, std::ostream
 const std::array kCommands{
     CommandEntry{"run", "Ramp clients against an endpoint and write a results file", shared_app_main},
     CommandEntry{"check", "One call of each operation: result, Server header, bytes", shared_app_main},
-    CommandEntry{"compare", "Runs side by side, with ratios against the first", shared_app_main},
+    CommandEntry{"compare", "Runs against the first: ratios, significance, a verdict (exit 1 on a regression)",
+                 shared_app_main},
     CommandEntry{"report", "One self-contained HTML page of one run or several, opened offline", report_main},
     CommandEntry{"plot", "Throughput and response-time charts of runs (gnuplot)", shared_app_main},
     CommandEntry{"stacks", "The SOAP stacks in peers/: installed or not, and versions", shared_app_main},
