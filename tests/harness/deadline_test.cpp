@@ -125,7 +125,8 @@ TEST(ConnectBackoff, ADeadServerCostsFewAttemptsPerClientPerSecond) {
   ASSERT_TRUE(p.wait_for_line("echoString x2", 20s)) << p.out() << p.err();  // measuring
   server.reset();  // refuses from now on
   ASSERT_EQ(p.wait(60s), 1) << p.out() << p.err();  // measured, and errors==0 failed
-  const StepResult& step = test::results_of(p).operations.at(0).steps.at(0);
+  const RunRecord record = test::results_of(p);  // a reference into a temporary would dangle
+  const StepResult& step = record.operations.at(0).steps.at(0);
   EXPECT_GT(step.failures.connect, 0u) << p.out();
   // Well over 2 s of the 3 s measured were against a dead server; < 20 attempts
   // per client per second allows 120. A busy loop made thousands.

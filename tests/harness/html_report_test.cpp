@@ -138,7 +138,8 @@ TEST(HtmlReportData, SpectrumStopsWhereTheSamplesDo) {
   std::vector<double> pcts;
   for (const auto& p : spectrum) pcts.push_back(p[0].get<double>());
   EXPECT_EQ(pcts, (std::vector<double>{0, 50, 75, 100}));
-  const StepResult& s = sample_record().operations[0].steps[0];
+  const RunRecord record = sample_record();  // a reference into a temporary would dangle
+  const StepResult& s = record.operations[0].steps[0];
   EXPECT_EQ(spectrum[0][1].get<double>(), s.latency.min() * 1e3);
   EXPECT_EQ(spectrum.back()[1].get<double>(), s.latency.max() * 1e3);
 }
