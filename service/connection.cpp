@@ -104,7 +104,7 @@ void Connection::release_input() {
 void Connection::write(std::string_view bytes) {
   stats_.add(stats_.bytes_out, bytes.size());
   if (failed_) return;
-  if (!has_unsent_output()) {
+  if (!corked_ && !has_unsent_output()) {
     while (!bytes.empty()) {
       const ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
       if (sent > 0) bytes.remove_prefix(static_cast<size_t>(sent));

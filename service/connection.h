@@ -47,8 +47,14 @@ class Connection {
   // An answer decided outside the framing (the buffer budget, a timeout): sent instead of serving.
   std::optional<HttpError> refusal;
 
-  // Sends what the socket takes now and keeps the rest, in order.
+  // Sends what the socket takes now and keeps the rest, in order; while corked,
+  // only keeps it.
   void write(std::string_view bytes);
+  // Corked, writes are kept until uncork() sends them together: gSOAP writes a
+  // response in several pieces (head, body), and one send per response costs the
+  // server one syscall and the client one wake-up instead of several.
+  void cork() { corked_ = true; }
+  bool uncork() { corked_ = false; return flush(); }
   // Sends what the socket takes of the kept output: false when the connection failed.
   bool flush();
   // Waits (at most timeout_s) for the socket to take all kept output: for connection threads.
@@ -71,8 +77,21 @@ class Connection {
   int64_t accounted_ = 0;  // this connection's share of Stats::buffered
   bool input_ended_ = false;
   bool failed_ = false;
+  bool corked_ = false;
   std::string out_;
   size_t out_pos_ = 0;
+};
+
+// Corks a connection for a scope: what is written in it leaves in one send at its end.
+class CorkedOutput {
+ public:
+  explicit CorkedOutput(Connection& c) : c_(c) { c_.cork(); }
+  ~CorkedOutput() { c_.uncork(); }
+  CorkedOutput(const CorkedOutput&) = delete;
+  CorkedOutput& operator=(const CorkedOutput&) = delete;
+
+ private:
+  Connection& c_;
 };
 
 // Drops the blank lines (and spaces) at the head of `text`: what a client may

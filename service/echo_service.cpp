@@ -206,6 +206,7 @@ void EchoService::refuse(Connection& c, const HttpError& error) {
 }
 
 bool EchoService::serve_buffered(Connection& c, bool draining) {
+  const CorkedOutput one_send(c);  // the answers served here leave together
   for (;;) {
     if (c.refusal) {
       refuse(c, *c.refusal);
@@ -230,7 +231,9 @@ bool EchoService::serve_buffered(Connection& c, bool draining) {
       c.close_after_output = true;
       return false;
     }
-    if (draining || c.has_unsent_output() || !c.has_buffered_input()) return true;
+    if (draining || !c.has_buffered_input()) return true;
+    c.flush();  // pipelined requests follow: what is answered so far goes now
+    if (c.has_unsent_output()) return true;  // the client reads slower than we answer
   }
 }
 
