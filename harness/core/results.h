@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -205,5 +206,7 @@ std::filesystem::path write_results(const RunRecord& record, const std::filesyst
 // missing or unreadable, is not JSON, has a missing or different schema_version,
 // or lacks a field.
 RunRecord read_results(const std::filesystem::path& path);
+// The same from text already in memory; `name` stands for the path in the message.
+RunRecord parse_results(std::string_view text, std::string_view name);
 
 }  // namespace soapbench

@@ -128,16 +128,18 @@ fs::path write_results(const RunRecord& record, const fs::path& dir) {
   return json_path;
 }
 
-RunRecord read_results(const fs::path& path) {
+namespace {
+
+template <class Input>
+RunRecord results_from(Input&& input, std::string_view name) {
   const auto fail_read = [&](const std::string& reason) {
-    return std::runtime_error(fmt::format("results file '{}': {}", path.string(), reason));
+    return std::runtime_error(fmt::format("results file '{}': {}", name, reason));
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fail_read(fmt::format("cannot open: {}", std::strerror(errno)));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = nlohmann::json::parse(std::forward<Input>(input));
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for bad syntax, out_of_range for a number no double holds (1e311)
     throw fail_read(fmt::format("not valid JSON ({})", e.what()));
   }
   try {
@@ -148,5 +150,15 @@ RunRecord read_results(const fs::path& path) {
     throw fail_read(e.what());
   }
 }
+
+}  // namespace
+
+RunRecord read_results(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("results file '{}': cannot open: {}", path.string(), std::strerror(errno)));
+  return results_from(in, path.string());
+}
+
+RunRecord parse_results(std::string_view text, std::string_view name) { return results_from(text, name); }
 
 }  // namespace soapbench
