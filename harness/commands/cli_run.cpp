@@ -45,7 +45,8 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
           {"first_warmup_s", plan.load.warmup_of_step(true)},
           {"client", c.call.client_kind},
           {"new_connection", call.new_connection},
-          {"rate", load.rate},
+          {"rates", load.rates},  // one step per rate (and client count); {0}: closed loop
+          {"rate", load.rates.size() == 1 ? load.rates.front() : 0.0},  // the one rate; 0 with a list
           {"timeout_s", call.timeout_s},
           {"interval_s", load.interval_s},
           {"string_length", call.payload.string_length},

@@ -36,14 +36,6 @@ std::vector<Operation> parse_operations(const std::string& text) {
   return ops;
 }
 
-double parse_rate(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0)
-    throw std::invalid_argument("expected calls per second, a number >= 0, got '" + s + "'");
-  return v;
-}
-
 }  // namespace
 
 std::string duration_text(double s) {
@@ -134,10 +126,15 @@ void add_warmup_options(CLI::App& app, LoadSpec& load, bool first) {
   if (load.first_warmup_s >= 0) o->default_str(duration_text(load.first_warmup_s));
 }
 
-CLI::Option* add_rate_option(CLI::App& app, double& rate) {
-  return app.add_option("--rate", rate, "Fixed rate in calls/s over all clients of a step; 0 = closed loop")
-      ->check(checked_by([](const std::string& s) { parse_rate(s); }, "CALLS/S"))
-      ->capture_default_str();
+CLI::Option* add_rate_option(CLI::App& app, std::vector<double>& rates) {
+  return app
+      .add_option_function<std::string>(
+          "--rate", [&rates](const std::string& s) { rates = parse_rate_list(s); },
+          "Fixed rate in calls/s over all clients of a step; 0 = closed loop. A list or range\n"
+          "makes one step per rate (with one --clients count): 500,1000,2000, 500-4000x2 (times 2)\n"
+          "or 500-2000+500 (plus 500)")
+      ->check(checked_by([](const std::string& s) { parse_rate_list(s); }, "CALLS/S"))
+      ->default_str(format_rate_list(rates));
 }
 
 CLI::Option* add_wait_option(CLI::App& app, double& pause_s) {
@@ -180,12 +177,14 @@ void validate_load(const LoadSpec& load) {
   if (load.requests == 0 && !(load.duration_s > 0)) throw UsageError("--duration: must be more than 0");
   if (load.interval_s > 0 && load.interval_s < 0.1)
     throw UsageError("--interval: must be 0 (no live lines) or at least 100ms");
-  if (load.rate > 0) {
-    const unsigned most = load.clients.empty() ? 1 : *std::max_element(load.clients.begin(), load.clients.end());
-    if (load.rate < 0.01 * most)
-      throw UsageError(fmt::format("--rate: {:g} calls/s over {} clients is below 0.01 calls/s per client",
-                                   load.rate, most));
-  }
+  const unsigned most = load.clients.empty() ? 1 : *std::max_element(load.clients.begin(), load.clients.end());
+  if (load.rates.size() > 1 && load.clients.size() > 1)
+    throw UsageError(fmt::format("--rate: a list of rates ({}) takes one --clients count, not {}",
+                                 format_rate_list(load.rates), format_client_list(load.clients)));
+  for (const double rate : load.rates)
+    if (rate > 0 && rate < 0.01 * most)
+      throw UsageError(fmt::format("--rate: {:g} calls/s over {} clients is below 0.01 calls/s per client", rate,
+                                   most));
 }
 
 }  // namespace soapbench

@@ -30,8 +30,8 @@ CLI::Option* add_clients_option(CLI::App& app, std::vector<unsigned>& clients);
 void add_length_options(CLI::App& app, LoadSpec& load);
 // --warmup (and --first-warmup when `first`)
 void add_warmup_options(CLI::App& app, LoadSpec& load, bool first);
-// --rate CALLS/S over all clients of a step
-CLI::Option* add_rate_option(CLI::App& app, double& rate);
+// --rate CALLS/S over all clients of a step: a rate, or a list or range of them (a step each)
+CLI::Option* add_rate_option(CLI::App& app, std::vector<double>& rates);
 // --wait DURATION: each client's pause after each call (closed loop)
 CLI::Option* add_wait_option(CLI::App& app, double& pause_s);
 // --interval DURATION: seconds per live line; 0 for none
@@ -53,7 +53,8 @@ std::string duration_text(double seconds);
 void validate_call(const CallSpec& call);
 
 // The rules between the load's flags: --duration > 0 unless --requests,
-// --interval 0 or >= 100ms, a --rate not below 0.01 calls/s per client.
+// --interval 0 or >= 100ms, no --rate below 0.01 calls/s per client, and a
+// list of rates only with one --clients count.
 // Throws UsageError (commands/cli.h) naming the flag.
 void validate_load(const LoadSpec& load);
 

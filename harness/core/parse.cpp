@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace soapbench {
 
@@ -80,6 +81,69 @@ std::vector<unsigned> parse_client_list(std::string_view text) {
   std::sort(clients.begin(), clients.end());
   clients.erase(std::unique(clients.begin(), clients.end()), clients.end());
   return clients;
+}
+
+namespace {
+
+// One rate of a --rate list: a plain non-negative decimal, as durations are.
+double rate_value(std::string_view item, std::string_view whole) {
+  try {
+    const auto [value, suffix] = number_and_suffix(item, "rate");
+    if (suffix.empty()) return value;
+  } catch (const std::invalid_argument&) {
+  }
+  throw std::invalid_argument(fmt::format("bad rate list '{}': '{}' is not a rate in calls/s (a number >= 0)", whole, item));
+}
+
+}  // namespace
+
+std::vector<double> parse_rate_list(std::string_view text) {
+  if (trim(text).empty()) throw std::invalid_argument("bad rate list '': it is empty");
+  std::vector<double> rates;
+  const auto add = [&](double r) {
+    if (std::find(rates.begin(), rates.end(), r) == rates.end()) rates.push_back(r);
+    if (rates.size() > kMaxRateSteps)
+      throw std::invalid_argument(fmt::format("bad rate list '{}': more than {} steps", text, kMaxRateSteps));
+  };
+  std::string_view rest = text;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    if (item.empty()) throw std::invalid_argument(fmt::format("bad rate list '{}': empty item between commas", text));
+    const auto dash = item.find('-');
+    if (dash == std::string_view::npos || dash == 0) {  // "-5" is a negative rate, not a range
+      add(rate_value(item, text));
+    } else {
+      const std::string_view upper = item.substr(dash + 1);
+      const auto op = upper.find_first_of("x+");
+      if (op == std::string_view::npos)
+        throw std::invalid_argument(fmt::format(
+            "bad rate list '{}': range '{}' needs a step: A-BxF (times F) or A-B+S (plus S)", text, item));
+      const double first = rate_value(trim(item.substr(0, dash)), text);
+      const double last = rate_value(trim(upper.substr(0, op)), text);
+      const double step = rate_value(trim(upper.substr(op + 1)), text);
+      const bool times = upper[op] == 'x';
+      if (first <= 0 || first > last)
+        throw std::invalid_argument(fmt::format(
+            "bad rate list '{}': range '{}' must start above 0 and not run backwards", text, item));
+      if (times ? step <= 1 : step <= 0)
+        throw std::invalid_argument(fmt::format("bad rate list '{}': range '{}' needs a {}", text, item,
+                                                times ? "factor above 1" : "step above 0"));
+      // Up to the end within rounding (500-4000x2 reaches 4000, not 3999.9999).
+      for (double r = first; r < last * (1 - 1e-9); r = times ? r * step : r + step) add(r);
+      add(last);
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (rates.size() > 1 && std::find(rates.begin(), rates.end(), 0.0) != rates.end())
+    throw std::invalid_argument(fmt::format(
+        "bad rate list '{}': 0 (a closed loop) stands only alone, not in a list of rates", text));
+  return rates;
+}
+
+std::string format_rate_list(const std::vector<double>& rates) {
+  return fmt::format("{:g}", fmt::join(rates, ","));
 }
 
 double parse_duration(std::string_view text) {

@@ -18,6 +18,22 @@ inline constexpr unsigned kMaxClients = 10000;
 // Errors: "", an empty item ("1,,2"), "0", "5-2", "a", "-3", "3-", "1.5".
 std::vector<unsigned> parse_client_list(std::string_view text);
 
+// Upper bound on the steps one --rate list may make: a typo such as
+// "1-1000000+1" must fail instead of running for days.
+inline constexpr size_t kMaxRateSteps = 100;
+
+// Rates in calls/s, one step each: comma-separated items, each a rate "R" (a
+// non-negative decimal number), a geometric range "A-BxF" (A, A*F, A*F^2, ... up to
+// B, and B itself when the factor overshoots it; F > 1) or an arithmetic range
+// "A-B+S" (A, A+S, ... up to B, and B; S > 0). Kept in the order given, duplicates
+// removed: "500-4000x2" = {500, 1000, 2000, 4000}, "100-300+100,50" = {100, 200, 300, 50}.
+// 0 means a closed loop and stands only alone ("0"). Errors: "", an empty item,
+// "-5", "abc", "4000-500x2", "500-4000" (no step), "500-4000x1", "1,0", more than
+// kMaxRateSteps steps.
+std::vector<double> parse_rate_list(std::string_view text);
+// The same list written back: {500, 1000, 2000} -> "500,1000,2000".
+std::string format_rate_list(const std::vector<double>& rates);
+
 // A duration in seconds: a non-negative decimal number with an optional unit
 // us, ms, s, m or h; a bare number means seconds. "10s" = 10, "500ms" = 0.5,
 // "2m" = 120, "1.5s" = 1.5, "250us" = 0.00025, "0" = 0.

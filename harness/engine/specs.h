@@ -17,18 +17,33 @@ struct CallSpec {
   ClientOptions client;             // url, operation, payload, timeout_s, new_connection (client/client.h)
 };
 
-// The load of a run: one step per client count, each warmed up, then measured.
+// One step of a ramp: how many clients, at what total rate.
+struct StepLoad {
+  unsigned clients = 1;
+  double rate = 0;  // calls/s over all the step's clients; 0 = closed loop
+};
+
+// The load of a run: one step per client count and rate, each warmed up, then measured.
 struct LoadSpec {
   std::vector<unsigned> clients{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // one step per count, in this order
   double warmup_s = 2;         // unmeasured calls before each step's measurement
   double first_warmup_s = -1;  // the run's first step instead; < 0 = warmup_s
   double duration_s = 10;      // measured time per step when requests == 0
   uint64_t requests = 0;       // measured calls per client per step; 0 = by duration
-  double rate = 0;             // calls/s over all clients of a step (never per client); 0 = closed loop
+  // Calls/s over all clients of a step (never per client), one step per rate and
+  // client count; {0} = closed loop. Several rates take one client count.
+  std::vector<double> rates{0};
   double pause_s = 0;          // closed loop: each client's wait after each call
   double interval_s = 5;       // seconds per interval sample and live line; 0 = no live lines
 
   double warmup_of_step(bool first) const { return first && first_warmup_s >= 0 ? first_warmup_s : warmup_s; }
+  // The steps in order: each client count at each rate (the driver and every MPI rank walk the same list).
+  std::vector<StepLoad> steps() const {
+    std::vector<StepLoad> out;
+    for (const unsigned n : clients)
+      for (const double r : rates) out.push_back({n, r});
+    return out;
+  }
 };
 
 }  // namespace soapbench

@@ -196,15 +196,15 @@ std::string MpiFleet::describe(size_t client) const { return where(job_, active_
 void follow_ramp(const RampPlan& plan, const MpiJob& job, const std::atomic<bool>& stop) {
   bool first = true;
   for (const Operation op : plan.operations) {
-    for (const unsigned clients : plan.load.clients) {
+    for (const StepLoad step : plan.load.steps()) {
       if (!broadcast_int(0)) return;  // rank 0's word: go on or not
       const double warmup_s = plan.load.warmup_of_step(first);
       first = false;
-      const std::vector<int> active = spread_clients(job.host_of, clients);
+      const std::vector<int> active = spread_clients(job.host_of, step.clients);
       const auto me = std::find(active.begin(), active.end(), job.rank);
       std::optional<WorkerPlan> wp;
       if (me != active.end())
-        wp = client_plan(plan, op, clients, static_cast<unsigned>(me - active.begin()), warmup_s);
+        wp = client_plan(plan, op, step, static_cast<unsigned>(me - active.begin()), warmup_s);
       std::unique_ptr<EchoClient> client;
       gather_strings(wp ? build_client(job, *wp, client) : "");
       if (!broadcast_int(0)) continue;  // some rank could not build its client: rank 0 ends the ramp

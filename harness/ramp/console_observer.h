@@ -13,7 +13,7 @@ class ConsoleObserver : public RampObserver {
  public:
   ConsoleObserver(std::ostream& out, bool live_lines) : out_(out), live_lines_(live_lines), lines_(out) {}
 
-  void step_starting(const RampPlan& plan, Operation op, unsigned clients, double warmup_s) override;
+  void step_starting(const RampPlan& plan, Operation op, StepLoad step, double warmup_s) override;
   void interval(Operation op, unsigned clients, const IntervalSample& sample) override;
   void step_finished(Operation op, const StepResult& step, const StepServerView& server,
                      uint64_t warmup_calls) override;

@@ -25,10 +25,9 @@ struct RampPlan {
   bool same_host = true;         // the server shares this host's cores (CPU warning)
 };
 
-// Client `client` (0-based) of a step of `clients`: the step's rate shared
+// Client `client` (0-based) of a step of `step.clients`: the step's rate shared
 // evenly, and in rate mode a first slot k / rate after the start, so that
 // together the clients send an evenly spaced stream.
-WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, unsigned client,
-                       double warmup_s);
+WorkerPlan client_plan(const RampPlan& plan, Operation op, StepLoad step, unsigned client, double warmup_s);
 
 }  // namespace soapbench

@@ -36,11 +36,11 @@ unsigned online_cores() {
 
 class StepRun {
  public:
-  StepRun(const RampPlan& plan, Operation op, unsigned clients, double warmup_s, Fleet& fleet,
+  StepRun(const RampPlan& plan, Operation op, StepLoad load, double warmup_s, Fleet& fleet,
           RampObserver& observer, const InterruptWatch& interrupt)
-      : plan_(plan), op_(op), clients_(clients), warmup_s_(warmup_s), fleet_(fleet), observer_(observer),
-        interrupt_(interrupt), results_(clients), live_(clients), silent_since_(clients),
-        done_(clients, false), reported_(clients, false) {}
+      : plan_(plan), op_(op), load_(load), clients_(load.clients), warmup_s_(warmup_s), fleet_(fleet),
+        observer_(observer), interrupt_(interrupt), results_(clients_), live_(clients_), silent_since_(clients_),
+        done_(clients_, false), reported_(clients_, false) {}
 
   // nullopt when interrupted before the measurement started.
   std::optional<StepResult> run(bool& interrupted);
@@ -53,6 +53,7 @@ class StepRun {
 
   const RampPlan& plan_;
   const Operation op_;
+  const StepLoad load_;
   const unsigned clients_;
   const double warmup_s_;
   Fleet& fleet_;
@@ -119,7 +120,7 @@ void StepRun::measure() {
   Clock::time_point stats_taken{};
   // A client reports after each interval closes, which it notices when a call
   // starts: at worst an interval, a blocked call and, at a low rate, one period.
-  const double period_s = plan_.load.rate > 0 ? clients_ / plan_.load.rate : 0;
+  const double period_s = load_.rate > 0 ? clients_ / load_.rate : 0;
   const double silence_limit = plan_.load.interval_s + plan_.call.client.timeout_s + period_s + kSilenceSlackS;
 
   while (!fleet_.all_done()) {
@@ -158,9 +159,9 @@ void StepRun::measure() {
 
 std::optional<StepResult> StepRun::run(bool& interrupted) {
   server_.before_step = server_stats(plan_);
-  observer_.step_starting(plan_, op_, clients_, warmup_s_);
+  observer_.step_starting(plan_, op_, load_, warmup_s_);
   std::vector<WorkerPlan> plans;
-  for (unsigned k = 0; k < clients_; ++k) plans.push_back(client_plan(plan_, op_, clients_, k, warmup_s_));
+  for (unsigned k = 0; k < clients_; ++k) plans.push_back(client_plan(plan_, op_, load_, k, warmup_s_));
   if (!fleet_.start(plans, interrupt_)) {
     interrupted = true;
     fleet_.kill();
@@ -183,7 +184,7 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
   fleet_.finish(end);
   interrupted = end.interrupted;
   uint64_t warmup_calls = 0;
-  StepResult step = conclude_step(plan_, clients_, warmup_s_, end, &warmup_calls);
+  StepResult step = conclude_step(plan_, load_, warmup_s_, end, &warmup_calls);
   observer_.step_finished(op_, step, end.server, warmup_calls);
   return step;
 }
@@ -204,22 +205,21 @@ std::optional<ServerStats> server_stats(const RampPlan& plan) {
   return std::nullopt;
 }
 
-WorkerPlan client_plan(const RampPlan& plan, Operation op, unsigned clients, unsigned client,
-                       double warmup_s) {
+WorkerPlan client_plan(const RampPlan& plan, Operation op, StepLoad step, unsigned client, double warmup_s) {
   WorkerPlan wp;
   wp.call = plan.call;
   wp.call.client.operation = op;
   wp.warmup_s = warmup_s;
   wp.duration_s = plan.load.duration_s;
   wp.requests = plan.load.requests;
-  wp.rate = plan.load.rate / clients;  // the step's rate shared evenly
+  wp.rate = step.rate / step.clients;  // the step's rate shared evenly
   wp.pause_s = plan.load.pause_s;
   wp.interval_s = plan.load.interval_s;
-  if (plan.load.rate > 0) wp.schedule_offset_s = client / plan.load.rate;
+  if (step.rate > 0) wp.schedule_offset_s = client / step.rate;
   return wp;
 }
 
-StepResult conclude_step(const RampPlan& plan, unsigned clients, double warmup_s, const StepEnd& end,
+StepResult conclude_step(const RampPlan& plan, StepLoad load, double warmup_s, const StepEnd& end,
                          uint64_t* warmup_calls) {
   StepChecks checks;
   checks.cores = online_cores();
@@ -233,7 +233,7 @@ StepResult conclude_step(const RampPlan& plan, unsigned clients, double warmup_s
     if (checks.first_failure.empty()) checks.first_failure = r.first_failure;
   }
   checks.worker_problems = end.problems;
-  StepResult step = merge_step(end.results, clients, plan.load.rate, warmup_s, plan.load.interval_s);
+  StepResult step = merge_step(end.results, load.clients, load.rate, warmup_s, plan.load.interval_s);
   if (!end.host_of.empty()) step.hosts = merge_hosts(end.results, end.host_of, end.cores_of, step.duration_s);
   step.server_cpu_pct = server_cpu_pct(end.server);
   step.warnings = all_step_warnings(step, end.server, checks);
@@ -247,11 +247,11 @@ RampOutcome run_ramp(const RampPlan& plan, Fleet& fleet, RampObserver& observer,
   bool going = true;
   for (const Operation op : plan.operations) {
     OperationResult result{std::string(to_string(op)), {}};
-    for (const unsigned clients : plan.load.clients) {
+    for (const StepLoad load : plan.load.steps()) {
       if (interrupt.interrupted()) outcome.interrupted = true;
       going = fleet.begin_step(!outcome.interrupted && outcome.error.empty());
       if (!going) break;
-      StepRun step(plan, op, clients, plan.load.warmup_of_step(first), fleet, observer, interrupt);
+      StepRun step(plan, op, load, plan.load.warmup_of_step(first), fleet, observer, interrupt);
       first = false;
       bool interrupted = false;
       try {

@@ -79,7 +79,7 @@ class Fleet {
 class RampObserver {
  public:
   virtual ~RampObserver() = default;
-  virtual void step_starting(const RampPlan&, Operation, unsigned /*clients*/, double /*warmup_s*/) {}
+  virtual void step_starting(const RampPlan&, Operation, StepLoad, double /*warmup_s*/) {}
   // One merged interval of every client, in order.
   virtual void interval(Operation, unsigned /*clients*/, const IntervalSample&) {}
   // The step, merged and with its warnings; `warmup_calls` over all clients.
@@ -100,7 +100,7 @@ RampOutcome run_ramp(const RampPlan& plan, Fleet& fleet, RampObserver& observer,
 
 // Merges a step's end into its StepResult with the per-host breakdown and
 // every warning (pure but for the host's core count).
-StepResult conclude_step(const RampPlan& plan, unsigned clients, double warmup_s, const StepEnd& end,
+StepResult conclude_step(const RampPlan& plan, StepLoad load, double warmup_s, const StepEnd& end,
                          uint64_t* warmup_calls = nullptr);
 
 // The server's counters, from wherever the plan says they are: GET /stats, or

@@ -61,6 +61,18 @@ std::vector<double> samples(const StepResult& s, const Figure& f) {
   return out;
 }
 
+// The run's rates, one step each: `rates` (written since rate lists), else the one `rate`.
+std::vector<double> rates_of(const RunRecord& r) {
+  const nlohmann::json& o = r.context.options;
+  if (const auto it = o.find("rates"); it != o.end() && it->is_array() && !it->empty()) {
+    std::vector<double> rates;
+    for (const auto& v : *it) rates.push_back(v.is_number() ? v.get<double>() : 0.0);
+    return rates;
+  }
+  const auto it = o.find("rate");
+  return {it != o.end() && it->is_number() ? it->get<double>() : 0.0};
+}
+
 }  // namespace
 
 std::string not_comparable(const RunRecord& base, const RunRecord& next) {
@@ -72,11 +84,13 @@ std::string not_comparable(const RunRecord& base, const RunRecord& next) {
       return fmt::format("different payload ({} {} against {})", key, option_text(base, key), option_text(next, key));
   if (base.context.client_kind != next.context.client_kind)
     return fmt::format("different client kind ({} against {})", base.context.client_kind, next.context.client_kind);
-  const double rb = base.context.options.value("rate", 0.0), rn = next.context.options.value("rate", 0.0);
-  if ((rb > 0) != (rn > 0))
-    return fmt::format("closed loop against fixed rate ({} against {})", rb > 0 ? "rate" : "closed loop",
-                       rn > 0 ? "rate" : "closed loop");
-  if (rb != rn) return fmt::format("different rate ({:g}/s against {:g}/s)", rb, rn);
+  const std::vector<double> rb = rates_of(base), rn = rates_of(next);
+  const auto fixed = [](const std::vector<double>& r) { return r.size() > 1 || r.front() > 0; };
+  if (fixed(rb) != fixed(rn))
+    return fmt::format("closed loop against fixed rate ({} against {})", fixed(rb) ? "rate" : "closed loop",
+                       fixed(rn) ? "rate" : "closed loop");
+  if (rb != rn)
+    return fmt::format("different rate ({:g}/s against {:g}/s)", fmt::join(rb, ","), fmt::join(rn, ","));
   return "";
 }
 

@@ -37,6 +37,14 @@ TEST(CompareVerdict, NamesWhatMakesRunsIncomparable) {
   EXPECT_NE(not_comparable(base, other).find("different client kind (raw against curl)"), std::string::npos);
   EXPECT_EQ(not_comparable(base, run_of(100, {}, 500)), "closed loop against fixed rate (closed loop against rate)");
   EXPECT_EQ(not_comparable(run_of(100, {}, 400), run_of(100, {}, 500)), "different rate (400/s against 500/s)");
+  // Runs with a list of rates (options.rates, one step each) compare by the whole list.
+  RunRecord listed = run_of(100, {}, 0);
+  listed.context.options["rates"] = {100, 200};
+  EXPECT_EQ(not_comparable(listed, listed), "");
+  EXPECT_EQ(not_comparable(base, listed), "closed loop against fixed rate (closed loop against rate)");
+  RunRecord other_list = listed;
+  other_list.context.options["rates"] = {100, 400};
+  EXPECT_EQ(not_comparable(listed, other_list), "different rate (100,200/s against 100,400/s)");
 }
 
 TEST(CompareVerdict, MannWhitneyNeedsEightSamplesAndSeparatesShiftedOnes) {

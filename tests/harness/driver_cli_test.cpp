@@ -67,7 +67,7 @@ TEST(DriverCli, RunConvertsUnitsListsAndSizes) {
   EXPECT_EQ(c.load.first_warmup_s, 60);
   EXPECT_EQ(c.call.client_kind, "curl");
   EXPECT_TRUE(c.call.client.new_connection);
-  EXPECT_EQ(c.load.rate, 250.5);
+  EXPECT_EQ(c.load.rates, std::vector<double>{250.5});
   EXPECT_EQ(c.call.client.timeout_s, 1.5);
   EXPECT_EQ(c.load.interval_s, 0);
   EXPECT_EQ(c.label, "my run");
@@ -121,6 +121,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"run", "--op", "echoFloat"}, "--op"},
                     BadFlag{{"run", "--rate", "-5"}, "--rate"},
                     BadFlag{{"run", "--rate", "fast"}, "--rate"},
+                    BadFlag{{"run", "--rate", "500-4000"}, "--rate"},
+                    BadFlag{{"run", "--rate", "0,100"}, "--rate"},
+                    BadFlag{{"run", "--rate", "100,200", "--clients", "1,2"}, "--rate"},
                     BadFlag{{"run", "--timeout", "0"}, "--timeout"},
                     BadFlag{{"run", "--interval", "10ms"}, "--interval"},
                     BadFlag{{"run", "--string-length", "-1"}, "--string-length"},
@@ -136,6 +139,21 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"check", "--url", "nonsense"}, "--url"},
                     BadFlag{{"compare"}, "files"},
                     BadFlag{{}, "subcommand"}));
+
+// A list of rates: one step per rate, in the order given, at the one client count.
+TEST(DriverCli, RateListsAndRanges) {
+  Parsed r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--clients", "4", "--rate", "500-4000x2,300"});
+  ASSERT_EQ(r.p.exit_code, -1) << r.err;
+  EXPECT_EQ(r.p.run.load.rates, (std::vector<double>{500, 1000, 2000, 4000, 300}));
+  const auto steps = r.p.run.load.steps();
+  ASSERT_EQ(steps.size(), 5u);
+  EXPECT_EQ(steps[4].clients, 4u);
+  EXPECT_EQ(steps[4].rate, 300);
+  r = parse({"run", "--rate", "100,200", "--clients", "1-3"});
+  EXPECT_EQ(r.p.exit_code, 2);
+  EXPECT_NE(r.err.find("--rate: a list of rates (100,200) takes one --clients count, not 1-3"), std::string::npos)
+      << r.err;
+}
 
 TEST(DriverCli, OutMustNotBeAFile) {
   test::TempDir dir;

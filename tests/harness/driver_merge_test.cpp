@@ -92,10 +92,9 @@ TEST(SpreadClients, RoundRobinOverHostsInOrderOfTheirFirstRank) {
 TEST(ClientPlan, SharesTheRateAndSpacesTheFirstSlots) {
   RampPlan plan;
   plan.call.client.url = "http://127.0.0.1:1/echo";
-  plan.load.rate = 400;
   plan.load.duration_s = 3;
   plan.load.interval_s = 0.5;
-  const WorkerPlan third = client_plan(plan, Operation::echo_struct, 4, 2, 1.5);
+  const WorkerPlan third = client_plan(plan, Operation::echo_struct, {4, 400}, 2, 1.5);
   EXPECT_EQ(third.call.client.url, plan.call.client.url);
   EXPECT_EQ(third.call.client.operation, Operation::echo_struct);
   EXPECT_DOUBLE_EQ(third.rate, 100);
@@ -103,8 +102,7 @@ TEST(ClientPlan, SharesTheRateAndSpacesTheFirstSlots) {
   EXPECT_DOUBLE_EQ(third.warmup_s, 1.5);
   EXPECT_DOUBLE_EQ(third.duration_s, 3);
   EXPECT_DOUBLE_EQ(third.interval_s, 0.5);
-  plan.load.rate = 0;
-  const WorkerPlan closed = client_plan(plan, Operation::echo_string, 4, 2, 0);
+  const WorkerPlan closed = client_plan(plan, Operation::echo_string, {4, 0}, 2, 0);
   EXPECT_EQ(closed.rate, 0);
   EXPECT_EQ(closed.schedule_offset_s, 0) << "closed loop: no schedule";
 }

@@ -358,6 +358,33 @@ TEST(DriverVerdict, JUnitOfAnUnreachableTargetIsOneError) {
 namespace soapbench {
 namespace {
 
+// --rate with a list: one step per rate at the one client count, each with its
+// target, its calls (the rate times the measured time) and a row in the table.
+TEST(DriverRateList, OneStepPerRate) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "2", "--rate", "100-200+100",
+                      "--duration", "1s", "--warmup", "0", "--interval", "0"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  EXPECT_NE(p.out().find("== echoString with 2 clients: warm-up 0 s, then 1 s measured at 100 calls/s"),
+            std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("== echoString with 2 clients: warm-up 0 s, then 1 s measured at 200 calls/s"),
+            std::string::npos) << p.out();
+  const RunRecord record = results_of(p);
+  EXPECT_EQ(record.context.options.at("rates"), nlohmann::json::array({100.0, 200.0}));
+  const auto& steps = record.operations.at(0).steps;
+  ASSERT_EQ(steps.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const double rate = 100.0 * static_cast<double>(i + 1);
+    EXPECT_EQ(steps[i].clients, 2u);
+    EXPECT_EQ(steps[i].target_rate, rate);
+    EXPECT_EQ(steps[i].failures.total(), 0u);
+    EXPECT_NEAR(static_cast<double>(steps[i].requests), rate, 3) << "step " << i;
+    ASSERT_TRUE(steps[i].send_lag.has_value());
+  }
+}
+
 // compare refuses runs it cannot judge: a closed loop against a rate run exits 2, naming why.
 TEST(DriverVerdict, CompareOfClosedLoopAgainstRateRunExitsTwo) {
   ServerProcess server(test::bin_path("soapbench-server"), "per-connection");

@@ -21,6 +21,41 @@ std::string error_of(Parse&& parse) {
   return "no error";
 }
 
+using Rates = std::vector<double>;
+
+TEST(ParseRateList, ListsAndRangesInTheOrderGiven) {
+  EXPECT_EQ(parse_rate_list("0"), (Rates{0}));
+  EXPECT_EQ(parse_rate_list("250.5"), (Rates{250.5}));
+  EXPECT_EQ(parse_rate_list("500,1000,2000"), (Rates{500, 1000, 2000}));
+  EXPECT_EQ(parse_rate_list("500-4000x2"), (Rates{500, 1000, 2000, 4000}));
+  EXPECT_EQ(parse_rate_list("500-3000x2"), (Rates{500, 1000, 2000, 3000}));  // the end itself too
+  EXPECT_EQ(parse_rate_list("100-300+100, 50"), (Rates{100, 200, 300, 50}));
+  EXPECT_EQ(parse_rate_list("0.1-0.3+0.1"), (Rates{0.1, 0.2, 0.3}));  // ends on B itself, not 0.30000000000000004
+  EXPECT_EQ(parse_rate_list("10,10,20"), (Rates{10, 20}));
+  EXPECT_EQ(format_rate_list({500, 1000, 2000.5}), "500,1000,2000.5");
+}
+
+TEST(ParseRateList, ErrorsQuoteTheListAndTheItem) {
+  EXPECT_EQ(error_of([] { parse_rate_list(""); }), "bad rate list '': it is empty");
+  EXPECT_EQ(error_of([] { parse_rate_list("1,,2"); }), "bad rate list '1,,2': empty item between commas");
+  EXPECT_EQ(error_of([] { parse_rate_list("abc"); }), "bad rate list 'abc': 'abc' is not a rate in calls/s (a number >= 0)");
+  EXPECT_EQ(error_of([] { parse_rate_list("-5"); }), "bad rate list '-5': '-5' is not a rate in calls/s (a number >= 0)");
+  EXPECT_EQ(error_of([] { parse_rate_list("10k"); }), "bad rate list '10k': '10k' is not a rate in calls/s (a number >= 0)");
+  EXPECT_EQ(error_of([] { parse_rate_list("500-4000"); }),
+            "bad rate list '500-4000': range '500-4000' needs a step: A-BxF (times F) or A-B+S (plus S)");
+  EXPECT_EQ(error_of([] { parse_rate_list("4000-500x2"); }),
+            "bad rate list '4000-500x2': range '4000-500x2' must start above 0 and not run backwards");
+  EXPECT_EQ(error_of([] { parse_rate_list("0-500x2"); }),
+            "bad rate list '0-500x2': range '0-500x2' must start above 0 and not run backwards");
+  EXPECT_EQ(error_of([] { parse_rate_list("500-4000x1"); }),
+            "bad rate list '500-4000x1': range '500-4000x1' needs a factor above 1");
+  EXPECT_EQ(error_of([] { parse_rate_list("500-4000+0"); }),
+            "bad rate list '500-4000+0': range '500-4000+0' needs a step above 0");
+  EXPECT_EQ(error_of([] { parse_rate_list("1,0"); }),
+            "bad rate list '1,0': 0 (a closed loop) stands only alone, not in a list of rates");
+  EXPECT_EQ(error_of([] { parse_rate_list("1-1000+1"); }), "bad rate list '1-1000+1': more than 100 steps");
+}
+
 TEST(ParseClientList, RangesListsAndMixes) {
   EXPECT_EQ(parse_client_list("1-10"), (Clients{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
   EXPECT_EQ(parse_client_list("1,2,4,8"), (Clients{1, 2, 4, 8}));

@@ -60,8 +60,9 @@ class ScriptedFleet : public Fleet {
 struct Recorder : RampObserver {
   std::vector<std::string> seen;
   std::vector<IntervalSample> intervals;
-  void step_starting(const RampPlan&, Operation op, unsigned clients, double warmup_s) override {
-    seen.push_back(fmt_step("start", op, clients) + " warmup " + std::to_string(int(warmup_s * 1000)) + "ms");
+  void step_starting(const RampPlan&, Operation op, StepLoad step, double warmup_s) override {
+    seen.push_back(fmt_step("start", op, step.clients) + " warmup " + std::to_string(int(warmup_s * 1000)) + "ms" +
+                   (step.rate > 0 ? " at " + std::to_string(int(step.rate)) + "/s" : ""));
   }
   void interval(Operation, unsigned, const IntervalSample& s) override { intervals.push_back(s); }
   void step_finished(Operation op, const StepResult& step, const StepServerView&, uint64_t) override {
@@ -130,6 +131,29 @@ TEST(StepLoop, EveryStepInOrderWithTheFirstWarmupFirst) {
   // One merged live interval per step: the three clients' 10 calls each.
   ASSERT_EQ(observer.intervals.size(), 4u);
   EXPECT_EQ(observer.intervals[3].requests, 30u);
+}
+
+// A list of rates: one step per rate at the one client count, each rate shared
+// by the step's clients and recorded as the step's target.
+TEST(StepLoop, ARateListIsAStepPerRate) {
+  ScriptedFleet fleet;
+  fleet.script = well_behaved;
+  Recorder observer;
+  InterruptWatch interrupt;
+  RampPlan plan = plan_of({2});
+  plan.operations = {Operation::echo_string};
+  plan.load.rates = {100, 400};
+  const RampOutcome out = run_ramp(plan, fleet, observer, interrupt);
+  EXPECT_TRUE(out.error.empty()) << out.error;
+  EXPECT_EQ(observer.seen, (std::vector<std::string>{"start echoString x2 warmup 3000ms at 100/s", "end echoString x2",
+                                                     "start echoString x2 warmup 500ms at 400/s", "end echoString x2"}));
+  ASSERT_EQ(out.operations.size(), 1u);
+  ASSERT_EQ(out.operations[0].steps.size(), 2u);
+  EXPECT_EQ(out.operations[0].steps[0].target_rate, 100);
+  EXPECT_EQ(out.operations[0].steps[1].target_rate, 400);
+  ASSERT_EQ(fleet.started.size(), 2u);
+  EXPECT_DOUBLE_EQ(fleet.started[1][1].rate, 200) << "400/s over two clients";
+  EXPECT_DOUBLE_EQ(fleet.started[1][1].schedule_offset_s, 1 / 400.0);
 }
 
 TEST(StepLoop, AClientThatEndsWithoutAResultIsAWarningNotALoss) {
