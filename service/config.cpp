@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <string>
+#include <utility>
 #include <thread>
 
 #include "soapbench/version.h"
@@ -20,6 +22,39 @@ const char* to_string(Mode m) {
   }
   return "?";
 }
+
+namespace {
+
+// "10ms", "0.5s", "250us" or plain seconds ("0.01") into seconds: at most an hour.
+CLI::Validator seconds_value() {
+  return CLI::Validator(
+      [](std::string& text) {
+        const std::pair<const char*, double> units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+        double scale = 1;
+        std::string number = text;
+        for (const auto& [suffix, factor] : units) {
+          const std::string_view u(suffix);
+          if (number.size() > u.size() && number.compare(number.size() - u.size(), u.size(), u) == 0) {
+            number.resize(number.size() - u.size());
+            scale = factor;
+            break;
+          }
+        }
+        size_t used = 0;
+        double v = -1;
+        try {
+          v = std::stod(number, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != number.size() || !(v >= 0) || v * scale > 3600)
+          return "expected a duration from 0 to 1 hour such as 10ms, 0.5s or 250us, got '" + text + "'";
+        text = std::to_string(v * scale);
+        return std::string();
+      },
+      "DURATION");
+}
+
+}  // namespace
 
 Config parse_args(int argc, char** argv, int& exit_code) {
   Config c;
@@ -73,6 +108,11 @@ Config parse_args(int argc, char** argv, int& exit_code) {
       ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
   app.add_option("--max-connections", c.max_connections, "Open connections beyond this are refused")
       ->check(CLI::Range(1u, 1000000u))->capture_default_str();
+  app.add_option("--delay", c.delay_s,
+                 "Answer each request this much later (e.g. 10ms; the serving thread waits): a server of "
+                 "known capacity for tests (pool mode, 4 threads, 10ms: at most 400 requests/s)")
+      ->transform(seconds_value())
+      ->default_str("0");
   app.add_flag("--quiet", c.quiet, "No progress lines and no summary");
 
   try {

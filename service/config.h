@@ -32,6 +32,10 @@ struct Config {
   double report_interval_s = 5;    // seconds between progress lines; 0 for none
   double grace_s = 5;              // on SIGINT/SIGTERM, time allowed for requests in flight
   unsigned max_connections = 10000;  // connections beyond this are refused at accept
+  // Each request is answered this much later, by the thread serving it (which
+  // waits): a server of known capacity for tests, e.g. pool mode with 4 threads
+  // and 10 ms serves at most 400 requests/s. 0 = answer at once.
+  double delay_s = 0;
   bool quiet = false;              // no progress lines and no summary (tests)
 };
 

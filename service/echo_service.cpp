@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "soapbench/contract.h"
@@ -275,6 +277,7 @@ bool EchoService::serve_one(Connection& c) {
       return false;
     }
     if (!rewritten_.empty()) body_ = rewritten_;
+    if (config_.delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(config_.delay_s));
   }
   if (soap_begin_serve(s) == SOAP_OK) {
     if (!path_is_endpoint(s->path)) {
