@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
+#include "commands/capacity.h"
 #include "commands/chat_cli.h"
 #include "commands/cli.h"
 #include "commands/export.h"
@@ -44,6 +45,12 @@ int tcp_echo_main(int argc, const char* const* argv, std::ostream& out, std::ost
   TcpEchoConfig config;
   if (const int code = parse_tcp_echo(argc - 1, argv + 1, config, out, err); code >= 0) return code;
   return tcp_echo_command(config, out, err);
+}
+
+int capacity_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CapacityConfig config;
+  if (const int code = parse_capacity(argc - 1, argv + 1, config, out, err); code >= 0) return code;
+  return capacity_command(config, out, err);
 }
 
 int sweep_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -88,6 +95,8 @@ const std::array kCommands{
     CommandEntry{"compare-stacks",
                  "The same ramp against the embedded server and every installed peer, then one table",
                  shared_app_main},
+    CommandEntry{"capacity", "The highest rate that keeps an SLO (--slo 'p99<10ms') with no failed call",
+                 capacity_main},
     CommandEntry{"tcp-echo", "xSocket's echo load test: connections against a plain-TCP echo server",
                  tcp_echo_main},
     CommandEntry{"sweep", "JProxy's payload sweep: SOAP against plain TCP, size by size", sweep_main},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every command that writes a results file (run, tcp-echo, sweep, chat, merge and,
+# Every command that writes a results file (run, capacity, tcp-echo, sweep, chat, merge and,
 # when built, soapbench-mpi) writes one that schemas/results-v2.schema.json
 # accepts, checked by a maintained validator (python3-jsonschema), and a file
 # that breaks the schema is refused (so that the check can fail).
@@ -18,6 +18,7 @@ run() {  # NAME ARGS...: a command that writes into $tmp/NAME
 }
 run run "$sb" run --op echoString --clients 1 --rate 200 "${quick[@]}"
 run run2 "$sb" run --op echoString --clients 1 "${quick[@]}"
+run capacity "$sb" capacity --slo 'p99<1s' --clients 1 --rate-min 100 --rate-max 200 --duration 0.5s --warmup 0.1s
 run tcp "$sb" tcp-echo --clients 1 "${quick[@]}"
 run sweep "$sb" sweep --sizes 0,2k --calls 5 --warmup-calls 1 --no-chart
 run chat "$sb" chat --rooms 1 --users 2 --messages 5
