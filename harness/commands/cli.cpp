@@ -34,6 +34,7 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_client_kind_option(*cmd, r.call.client_kind);
   add_new_connection_flag(*cmd, r.call.client.new_connection);
   add_rate_option(*cmd, r.load.rates);
+  add_wait_option(*cmd, r.load);
   add_timeout_option(*cmd, r.call.client.timeout_s);
   add_interval_option(*cmd, r.load.interval_s);
   add_output_options(*cmd, r.label, r.out_dir);

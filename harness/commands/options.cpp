@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
+#include <utility>
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -137,10 +139,19 @@ CLI::Option* add_rate_option(CLI::App& app, std::vector<double>& rates) {
       ->default_str(format_rate_list(rates));
 }
 
-CLI::Option* add_wait_option(CLI::App& app, double& pause_s) {
-  return app.add_option("--wait", pause_s, "Each client's pause after each call (e.g. 10ms); closed loop")
-      ->transform(duration_value(false))
-      ->default_str(duration_text(pause_s));
+CLI::Option* add_wait_option(CLI::App& app, LoadSpec& load) {
+  // "exp:100ms" -> (0.1, exponential); "100ms" -> (0.1, fixed).
+  static const auto parse = [](const std::string& s) {
+    const bool exponential = s.rfind("exp:", 0) == 0;
+    return std::pair{parse_duration(exponential ? s.substr(4) : s), exponential};
+  };
+  return app
+      .add_option_function<std::string>(
+          "--wait", [&load](const std::string& s) { std::tie(load.pause_s, load.pause_exponential) = parse(s); },
+          "Each client's think time after each call, closed loop: fixed (10ms) or drawn from an\n"
+          "exponential distribution of that mean (exp:10ms, JMeter's Poisson timer)")
+      ->check(checked_by([](const std::string& s) { parse(s); }, "DURATION"))
+      ->default_str((load.pause_exponential ? "exp:" : "") + duration_text(load.pause_s));
 }
 
 CLI::Option* add_interval_option(CLI::App& app, double& interval_s) {
@@ -177,6 +188,8 @@ void validate_load(const LoadSpec& load) {
   if (load.requests == 0 && !(load.duration_s > 0)) throw UsageError("--duration: must be more than 0");
   if (load.interval_s > 0 && load.interval_s < 0.1)
     throw UsageError("--interval: must be 0 (no live lines) or at least 100ms");
+  if (load.pause_s > 0 && std::any_of(load.rates.begin(), load.rates.end(), [](double r) { return r > 0; }))
+    throw UsageError("--wait: a closed-loop think time; with --rate the schedule sets when calls leave");
   const unsigned most = load.clients.empty() ? 1 : *std::max_element(load.clients.begin(), load.clients.end());
   if (load.rates.size() > 1 && load.clients.size() > 1)
     throw UsageError(fmt::format("--rate: a list of rates ({}) takes one --clients count, not {}",

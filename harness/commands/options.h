@@ -32,8 +32,9 @@ void add_length_options(CLI::App& app, LoadSpec& load);
 void add_warmup_options(CLI::App& app, LoadSpec& load, bool first);
 // --rate CALLS/S over all clients of a step: a rate, or a list or range of them (a step each)
 CLI::Option* add_rate_option(CLI::App& app, std::vector<double>& rates);
-// --wait DURATION: each client's pause after each call (closed loop)
-CLI::Option* add_wait_option(CLI::App& app, double& pause_s);
+// --wait DURATION or exp:DURATION: each client's pause after each call (closed loop),
+// fixed or drawn from an exponential distribution of that mean
+CLI::Option* add_wait_option(CLI::App& app, LoadSpec& load);
 // --interval DURATION: seconds per live line; 0 for none
 CLI::Option* add_interval_option(CLI::App& app, double& interval_s);
 

@@ -39,7 +39,7 @@ int parse_tcp_echo(int argc, const char* const* argv, TcpEchoConfig& c, std::ost
   add_new_connection_flag(app, call.new_connection);
   app.add_option("--packet-size", call.payload.data_bytes, "Payload bytes per message (plus a 4-byte length)")
       ->transform(count_value(0))->check(CLI::Range(size_t{0}, size_t{64} << 20))->capture_default_str();
-  add_wait_option(app, c.load.pause_s);
+  add_wait_option(app, c.load);
   add_length_options(app, c.load);
   add_warmup_options(app, c.load, false);
   add_timeout_option(app, call.timeout_s);
@@ -107,6 +107,7 @@ nlohmann::json options_json(const TcpEchoConfig& c) {
           {"new_connection", call.new_connection},
           {"packet_bytes", call.payload.data_bytes},
           {"wait_s", load.pause_s},
+          {"wait_exponential", load.pause_exponential},
           {"timeout_s", call.timeout_s},
           {"interval_s", load.interval_s},
           {"server_mode", call.url.empty() ? c.server_mode : ""},
@@ -168,7 +169,9 @@ int tcp_echo_command(const TcpEchoConfig& c, std::ostream& out, std::ostream& er
       if (const auto stats = fetch_server_stats(plan.stats_url)) record.context.server_mode = stats->mode;
     out << fmt::format("soapbench tcp-echo: {} with {}-byte messages{}{}\n", url, c.call.client.payload.data_bytes,
                        c.call.client.new_connection ? ", a connection per message" : ", permanent connections",
-                       c.load.pause_s > 0 ? fmt::format(", {:g} ms wait between calls", c.load.pause_s * 1e3) : "");
+                       c.load.pause_s > 0 ? fmt::format(", {}{:g} ms wait between calls", c.load.pause_exponential ? "mean " : "",
+                                                          c.load.pause_s * 1e3)
+                                        : "");
     out.flush();
     outcome = run_local_ramp(plan, c.load.interval_s > 0, interrupt, out);
   } catch (const std::exception& e) {

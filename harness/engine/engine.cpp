@@ -68,11 +68,21 @@ bool Engine::back_off(bool connected, const std::atomic<bool>& stop) {
   }
   backoff_s_ = backoff_s_ == 0 ? kFirstS : std::min(backoff_s_ * 2, kMostS);
   // "Equal jitter": half the backoff fixed, half random.
+  return wait_until(Clock::now() + from_seconds(backoff_s_ * (0.5 + 0.5 * next_unit())), stop);
+}
+
+double Engine::next_unit() {
   jitter_state_ ^= jitter_state_ << 13;
   jitter_state_ ^= jitter_state_ >> 7;
   jitter_state_ ^= jitter_state_ << 17;
-  const double unit = static_cast<double>(jitter_state_ >> 11) / static_cast<double>(1ull << 53);
-  return wait_until(Clock::now() + from_seconds(backoff_s_ * (0.5 + 0.5 * unit)), stop);
+  return static_cast<double>(jitter_state_ >> 11) / static_cast<double>(1ull << 53);
+}
+
+double Engine::next_pause_s() {
+  if (!plan_.pause_exponential) return plan_.pause_s;
+  // Inverse transform: -mean ln(1 - u) is exponential with that mean (JMeter's
+  // Poisson timer: the calls of many such users arrive as a Poisson stream).
+  return -plan_.pause_s * std::log1p(-next_unit());
 }
 
 double Engine::cpu_seconds_now() const {
@@ -157,7 +167,7 @@ void Engine::run(const std::atomic<bool>& stop) {
       }
       if (measuring && enough(now)) return finish(false);
       if (!back_off(call_once(now, measuring), stop)) break;
-      if (plan_.pause_s > 0 && !wait_until(Clock::now() + from_seconds(plan_.pause_s), stop)) break;
+      if (plan_.pause_s > 0 && !wait_until(Clock::now() + from_seconds(next_pause_s()), stop)) break;
     }
     return finish(true);
   }

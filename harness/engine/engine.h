@@ -48,6 +48,7 @@ struct WorkerPlan {
   uint64_t requests = 0;            // measured calls for this client; 0 = measure by duration
   double rate = 0;                  // calls per second for this client; 0 = closed loop
   double pause_s = 0;               // closed loop: wait after each call (xSocket's "wait time between calls")
+  bool pause_exponential = false;   // each wait drawn from an exponential distribution of mean pause_s
   double interval_s = 5;            // length of the per-interval samples (> 0)
   // Rate mode: this client's first slot after the start. The coordinator gives
   // client k of N an offset of k / (N x rate), so that together they send an
@@ -126,6 +127,10 @@ class Engine {
   // After a call: waits out the connect backoff when it could not connect
   // (resets it otherwise). False when `stop` was seen.
   bool back_off(bool connected, const std::atomic<bool>& stop);
+  // The think time after a call: pause_s, or a draw of mean pause_s (exponential).
+  double next_pause_s();
+  // Uniform in [0, 1) from jitter_state_ (xorshift).
+  double next_unit();
   void close_intervals(Clock::time_point now);
   EngineInterval last_interval(double measured_s) const;
   void send_intervals(const std::vector<EngineInterval>& intervals);

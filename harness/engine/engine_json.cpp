@@ -50,6 +50,7 @@ constexpr auto kPlanFields = std::make_tuple(
     field("call", &WorkerPlan::call), field("warmup_s", &WorkerPlan::warmup_s),
     field("duration_s", &WorkerPlan::duration_s), field("requests", &WorkerPlan::requests),
     field("rate", &WorkerPlan::rate), field("pause_s", &WorkerPlan::pause_s),
+    field("pause_exponential", &WorkerPlan::pause_exponential),
     field("interval_s", &WorkerPlan::interval_s), field("schedule_offset_s", &WorkerPlan::schedule_offset_s),
     field("start_at_unix_s", &WorkerPlan::start_at_unix_s));
 

@@ -33,7 +33,8 @@ struct LoadSpec {
   // Calls/s over all clients of a step (never per client), one step per rate and
   // client count; {0} = closed loop. Several rates take one client count.
   std::vector<double> rates{0};
-  double pause_s = 0;          // closed loop: each client's wait after each call
+  double pause_s = 0;          // closed loop: each client's wait after each call (think time)
+  bool pause_exponential = false;  // each wait drawn from an exponential distribution of mean pause_s
   double interval_s = 5;       // seconds per interval sample and live line; 0 = no live lines
 
   double warmup_of_step(bool first) const { return first && first_warmup_s >= 0 ? first_warmup_s : warmup_s; }

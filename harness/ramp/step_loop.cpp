@@ -214,6 +214,7 @@ WorkerPlan client_plan(const RampPlan& plan, Operation op, StepLoad step, unsign
   wp.requests = plan.load.requests;
   wp.rate = step.rate / step.clients;  // the step's rate shared evenly
   wp.pause_s = plan.load.pause_s;
+  wp.pause_exponential = plan.load.pause_exponential;
   wp.interval_s = plan.load.interval_s;
   if (step.rate > 0) wp.schedule_offset_s = client / step.rate;
   return wp;

@@ -11,6 +11,7 @@
 #include "commands/command_table.h"
 #include "core/results.h"
 #include "driver_support.h"
+#include "ramp/plan.h"
 
 namespace soapbench {
 namespace {
@@ -124,6 +125,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"run", "--rate", "500-4000"}, "--rate"},
                     BadFlag{{"run", "--rate", "0,100"}, "--rate"},
                     BadFlag{{"run", "--rate", "100,200", "--clients", "1,2"}, "--rate"},
+                    BadFlag{{"run", "--wait", "soon"}, "--wait"},
+                    BadFlag{{"run", "--wait", "exp:"}, "--wait"},
+                    BadFlag{{"run", "--wait", "10ms", "--rate", "100"}, "--wait"},
                     BadFlag{{"run", "--timeout", "0"}, "--timeout"},
                     BadFlag{{"run", "--interval", "10ms"}, "--interval"},
                     BadFlag{{"run", "--string-length", "-1"}, "--string-length"},
@@ -139,6 +143,24 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"check", "--url", "nonsense"}, "--url"},
                     BadFlag{{"compare"}, "files"},
                     BadFlag{{}, "subcommand"}));
+
+// --wait: a fixed think time, or exp: for an exponential one of that mean; the
+// engine's plan carries both.
+TEST(DriverCli, WaitFixedOrExponential) {
+  Parsed r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--wait", "exp:100ms"});
+  ASSERT_EQ(r.p.exit_code, -1) << r.err;
+  EXPECT_DOUBLE_EQ(r.p.run.load.pause_s, 0.1);
+  EXPECT_TRUE(r.p.run.load.pause_exponential);
+  RampPlan plan;
+  plan.load = r.p.run.load;
+  const WorkerPlan wp = client_plan(plan, Operation::echo_string, {1, 0}, 0, 0);
+  EXPECT_DOUBLE_EQ(wp.pause_s, 0.1);
+  EXPECT_TRUE(wp.pause_exponential);
+  r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--wait", "20ms"});
+  ASSERT_EQ(r.p.exit_code, -1) << r.err;
+  EXPECT_DOUBLE_EQ(r.p.run.load.pause_s, 0.02);
+  EXPECT_FALSE(r.p.run.load.pause_exponential);
+}
 
 // A list of rates: one step per rate, in the order given, at the one client count.
 TEST(DriverCli, RateListsAndRanges) {

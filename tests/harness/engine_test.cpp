@@ -74,6 +74,50 @@ TEST(Engine, RequestsModeMakesExactlyThatManyMeasuredCalls) {
   EXPECT_GE(r.measured_s, 0.0);
 }
 
+// The gaps between a client's calls with --wait: never shorter than a fixed
+// wait (a sleep never ends early); with exp:, spread as an exponential's (about
+// 39% of draws are below half the mean; a fixed wait has none).
+std::vector<double> gaps_with_pause(bool exponential, double pause_s, uint64_t calls) {
+  struct Timed : ScriptedClient {
+    std::vector<std::chrono::steady_clock::time_point> at;
+    CallResult call() override {
+      at.push_back(std::chrono::steady_clock::now());
+      return ScriptedClient::call();
+    }
+  } client;
+  WorkerPlan plan = counted_plan(calls);
+  plan.pause_s = pause_s;
+  plan.pause_exponential = exponential;
+  Engine engine(plan, client);
+  std::atomic<bool> stop{false};
+  engine.run(stop);
+  std::vector<double> gaps;
+  for (size_t i = 1; i < client.at.size(); ++i)
+    gaps.push_back(std::chrono::duration<double>(client.at[i] - client.at[i - 1]).count());
+  return gaps;
+}
+
+TEST(Engine, AFixedWaitSeparatesEveryCall) {
+  const auto gaps = gaps_with_pause(false, 0.002, 50);
+  ASSERT_EQ(gaps.size(), 49u);
+  for (double g : gaps) EXPECT_GE(g, 0.002);
+}
+
+TEST(Engine, AnExponentialWaitIsSpreadAroundItsMean) {
+  const auto gaps = gaps_with_pause(true, 0.004, 150);
+  ASSERT_EQ(gaps.size(), 149u);
+  double sum = 0;
+  size_t short_gaps = 0;
+  for (double g : gaps) {
+    sum += g;
+    short_gaps += g < 0.002;
+  }
+  const double mean = sum / static_cast<double>(gaps.size());
+  EXPECT_GT(mean, 0.002);  // exponential of mean 4 ms, plus each call's own time
+  EXPECT_LT(mean, 0.012);
+  EXPECT_GE(short_gaps, 15u) << "of 149 gaps, about 58 should be below half the mean";
+}
+
 TEST(Engine, ConnectionsOpenedWhileMeasuringAndTheHttpVersionAreRecorded) {
   ScriptedClient kept;
   Engine a(counted_plan(25), kept);
@@ -281,7 +325,11 @@ TEST(EngineJson, PlanRoundTrips) {
   p.interval_s = 0.5;
   p.schedule_offset_s = 0.002;
   p.start_at_unix_s = 1700000000.25;
+  p.pause_s = 0.01;
+  p.pause_exponential = true;
   const WorkerPlan q = plan_from_json(nlohmann::json::parse(plan_to_json(p).dump()));
+  EXPECT_EQ(q.pause_s, 0.01);
+  EXPECT_TRUE(q.pause_exponential);
   EXPECT_EQ(q.call.client.url, p.call.client.url);
   EXPECT_EQ(q.call.client.operation, Operation::echo_struct);
   EXPECT_EQ(q.call.client_kind, "curl");
