@@ -38,6 +38,8 @@ struct ChatPlan {
   size_t size = 100;               // content bytes per message
   unsigned window = 1;             // closed loop: messages per user not yet delivered everywhere
   double rate = 0;                 // messages/s per user; 0 = closed loop
+  double pause_s = 0;              // closed loop: each user's think time after each message it sends
+  bool pause_exponential = false;  // each think time drawn from an exponential distribution of mean pause_s
   double duration_s = 300;         // bound on the measured phase; what has not arrived is lost
   double stall_s = 5;              // stop once all is sent and nothing arrived for this long
   double connect_timeout_s = 10;   // for every user to connect and be JOINED

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 
@@ -29,6 +30,7 @@ struct Worker::User {
   uint32_t next_seq = 0;         // next message to compose
   uint64_t send_bytes = 0;       // SEND bytes written since the start (whole frames = / frame size)
   uint64_t offset_ns = 0;        // rate mode: its slot within one period
+  uint64_t ready_ns = 0;         // --wait: it thinks until then before its next message
   // Receiving side, indexed by sender id.
   std::vector<uint32_t> got;        // distinct messages arrived
   std::vector<uint32_t> newest;     // newest seq arrived + 1
@@ -279,9 +281,17 @@ void Worker::compose(User& u, uint64_t now) {
 // are missing at some other live member (window 0: while its socket takes them).
 void Worker::send_closed_loop(Room& room, uint64_t now) {
   for (User* s : room.members) {
-    if (!s->alive || s->next_seq >= plan_.messages) continue;
+    if (!s->alive || s->next_seq >= plan_.messages || now < s->ready_ns) continue;
     const size_t before = s->pending();
-    if (plan_.window == 0) {
+    if (plan_.pause_s > 0) {  // one message, then the user thinks (if its window lets it send at all)
+      uint32_t least = s->next_seq;
+      for (User* r : room.members)
+        if (r != s && r->alive) least = std::min(least, r->got[s->id]);
+      if (plan_.window == 0 || s->next_seq - least < plan_.window) {
+        compose(*s, now);
+        s->ready_ns = now + think_ns();
+      }
+    } else if (plan_.window == 0) {
       while (s->next_seq < plan_.messages && s->pending() < 16 * 1024) compose(*s, now);
     } else {
       uint32_t least = s->next_seq;
@@ -291,6 +301,24 @@ void Worker::send_closed_loop(Room& room, uint64_t now) {
     }
     if (s->pending() != before) flush(*s, now);
   }
+}
+
+uint64_t Worker::think_ns() {
+  double s = plan_.pause_s;
+  if (plan_.pause_exponential) {
+    think_state_ ^= think_state_ << 13;
+    think_state_ ^= think_state_ >> 7;
+    think_state_ ^= think_state_ << 17;
+    s = -s * std::log1p(-static_cast<double>(think_state_ >> 11) / static_cast<double>(1ull << 53));
+  }
+  return static_cast<uint64_t>(s * 1e9);
+}
+
+uint64_t Worker::next_ready(uint64_t now) const {
+  uint64_t next = UINT64_MAX;
+  for (const auto& u : users_)
+    if (u->alive && u->next_seq < plan_.messages && u->ready_ns > now) next = std::min(next, u->ready_ns);
+  return next;
 }
 
 uint64_t Worker::send_due(uint64_t now) {
@@ -394,7 +422,7 @@ void Worker::measure() {
     if (plan_.rate > 0) next_due = send_due(now);
     else
       for (auto& room : rooms_)
-        if (room->touched) {
+        if (room->touched || (plan_.pause_s > 0 && now >= next_due)) {
           room->touched = false;
           send_closed_loop(*room, now);
         }
@@ -407,8 +435,9 @@ void Worker::measure() {
       }
       if (now - last_arrival_ns_ >= stall_ns) { totals_.stalled = true; break; }
     }
+    if (plan_.rate == 0 && plan_.pause_s > 0) next_due = next_ready(now);  // a thinking user's next message
     uint64_t wake = std::min(bound_ns, now + 50'000'000);
-    if (plan_.rate > 0) wake = std::min(wake, next_due);
+    if (plan_.rate > 0 || plan_.pause_s > 0) wake = std::min(wake, next_due);
     const int timeout_ms = wake > now ? static_cast<int>((wake - now + 999'999) / 1'000'000) : 0;
     const int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout_ms);
     now = monotonic_ns();

@@ -83,6 +83,10 @@ class Worker {
   void compose(User& u, uint64_t now);
   void send_closed_loop(Room& room, uint64_t now);
   uint64_t send_due(uint64_t now);  // rate mode; returns the next due time
+  uint64_t think_ns();              // --wait: the next think time (fixed, or an exponential draw)
+  // --wait: the earliest time after `now` a thinking user may send again (users whose
+  // think time is over wait for their window: a delivery wakes them, not a timer).
+  uint64_t next_ready(uint64_t now) const;
   bool all_sent() const;
   uint64_t deliveries_owed() const;
   void roll_intervals(uint64_t now);
@@ -103,6 +107,7 @@ class Worker {
   uint64_t start_ns_ = 0;
   bool measuring_ = false;
   uint64_t last_arrival_ns_ = 0;
+  uint64_t think_state_ = 0x9E3779B97F4A7C15ull;  // xorshift state for exponential think times
   EngineInterval current_;
   WorkerTotals totals_;
 };

@@ -30,7 +30,8 @@ nlohmann::json options_json(const ChatConfig& c) {
           {"window", c.plan.rate > 0 ? 0 : c.plan.window}, {"rate_per_user", c.plan.rate},
           {"duration_s", c.plan.duration_s}, {"stall_s", c.plan.stall_s},
           {"threads", c.plan.threads},      {"server_threads", c.plan.port ? 0 : c.server_threads},
-          {"interval_s", c.plan.interval_s}};
+          {"interval_s", c.plan.interval_s}, {"wait_s", c.plan.pause_s},
+          {"wait_exponential", c.plan.pause_exponential}};
 }
 
 // The server's STATS as the driver's ServerStats: `requests` = deliveries the
@@ -147,7 +148,10 @@ void print_summary(std::ostream& out, const ChatConfig& c, const ChatOutcome& o,
   out << fmt::format("\n== Chat: {} rooms x {} users = {} connections, {} messages of {} bytes per user, {}\n",
                      c.plan.rooms, c.plan.users, c.plan.rooms * c.plan.users, c.plan.messages, c.plan.size,
                      c.plan.rate > 0 ? fmt::format("{:g} messages/s per user", c.plan.rate)
-                                : c.plan.window ? fmt::format("closed loop, window {}", c.plan.window) : "closed loop, no window");
+                                : (c.plan.window ? fmt::format("closed loop, window {}", c.plan.window) : "closed loop, no window") +
+                                      (c.plan.pause_s > 0 ? fmt::format(", {}{:g} ms think time", c.plan.pause_exponential ? "mean " : "",
+                                                                        c.plan.pause_s * 1e3)
+                                                          : ""));
   out << fmt::format("sent        {} messages in {:.3f} s: {:.1f} messages/s\n", v.sent, s, per_s(v.sent));
   out << fmt::format("delivered   {} of {} owed: {:.1f} messages/s\n", v.delivered, v.expected, per_s(v.delivered));
   const LatencyHistogram& h = o.latency;

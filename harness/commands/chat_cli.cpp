@@ -56,8 +56,10 @@ ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out,
   auto* rate = app.add_option("--rate", total_rate,
                               "Messages/s sent by all users together, on a fixed schedule, instead of the closed loop")
                    ->check(CLI::Range(0.001, 1e9))->excludes(window);
-  app.add_option("--user-rate", c.plan.rate, "Messages/s per user instead (--rate divided by rooms x users)")
+  auto* user_rate = app.add_option("--user-rate", c.plan.rate, "Messages/s per user instead (--rate divided by rooms x users)")
       ->check(CLI::Range(0.001, 1e6))->excludes(window)->excludes(rate);
+  LoadSpec think;  // --wait as run and tcp-echo take it
+  add_wait_option(app, think)->excludes(rate)->excludes(user_rate);
   app.add_option("--duration", c.plan.duration_s, "Bound on the run; what has not arrived by then is lost")
       ->transform(duration_value(true))->default_str(duration_text(c.plan.duration_s));
   app.add_option("--stall", c.plan.stall_s, "Stop once all is sent and nothing arrived for this long")
@@ -76,6 +78,8 @@ ChatConfig parse_chat_args(int argc, const char* const* argv, std::ostream& out,
     if (c.plan.port != 0 && server_threads->count() > 0)
       throw FlagError("--server-threads: only for the embedded server; it cannot be used with --port");
     if (rate->count() > 0) c.plan.rate = total_rate / (double(c.plan.rooms) * c.plan.users);
+    c.plan.pause_s = think.pause_s;
+    c.plan.pause_exponential = think.pause_exponential;
     validate(c, app.get_option("--host")->count() > 0);
     c.command_line = "soapbench " + join_args(argc, argv);
   } catch (const FlagError& e) {

@@ -104,6 +104,26 @@ TEST(ChatRun, RateModeMeasuresFromTheIntendedSend) {
   EXPECT_GE(s.duration_s, 19 / 50.0) << "20 messages at 300/s over 6 users (50/s each) take at least 0.38 s";
 }
 
+// --wait: each user thinks after each message it sends, so 10 messages take at
+// least 9 think times; every message still arrives exactly once.
+TEST(ChatRun, ThinkTimeSpacesEachUsersMessages) {
+  TempDir dir;
+  Program p(chat_args({"--rooms", "1", "--users", "3", "--messages", "10", "--wait", "30ms", "--interval", "0"}, dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  EXPECT_NE(p.out().find("closed loop, window 1, 30 ms think time"), std::string::npos) << p.out();
+  const RunRecord r = results_of(p);
+  expect_exact(r, 1, 3, 10);
+  EXPECT_GE(r.operations[0].steps[0].duration_s, 9 * 0.030) << "nine think times between ten messages";
+  EXPECT_EQ(r.context.options.at("wait_s"), 0.03);
+  EXPECT_EQ(r.context.options.at("wait_exponential"), false);
+  TempDir dir2;
+  Program e(chat_args({"--rooms", "2", "--users", "3", "--messages", "20", "--wait", "exp:5ms", "--window", "2",
+                       "--interval", "0"}, dir2));
+  ASSERT_EQ(e.wait(60s), 0) << e.out() << e.err();
+  EXPECT_NE(e.out().find("mean 5 ms think time"), std::string::npos) << e.out();
+  expect_exact(results_of(e), 2, 3, 20);
+}
+
 // A member the client does not know (user 50) joins room 0 and sends one
 // message once the run is under way: every real member gets a message no
 // member could have sent, and the verdict must fail.
@@ -189,6 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(BadFlags{{"--rooms", "0"}, "--rooms"}, BadFlags{{"--users", "1"}, "--users"},
                     BadFlags{{"--host", "127.0.0.1"}, "--host"},
                     BadFlags{{"--rate", "10", "--window", "2"}, "--rate"},
+                    BadFlags{{"--rate", "10", "--wait", "5ms"}, "--rate excludes --wait"},
+                    BadFlags{{"--wait", "exp:soon"}, "--wait: bad duration 'soon'"},
                     BadFlags{{"--port", "9", "--server-threads", "2"}, "--server-threads"},
                     BadFlags{{"--duration", "soon"}, "--duration"},
                     BadFlags{{"--interval", "10ms"}, "--interval"}),
