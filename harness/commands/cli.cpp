@@ -35,6 +35,11 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_new_connection_flag(*cmd, r.call.client.new_connection);
   add_rate_option(*cmd, r.load.rates);
   add_wait_option(*cmd, r.load);
+  cmd->add_option("--runs", r.load.runs,
+                  "Measure each step this many times in a row: compare then tests the repeats (8 or more)\n"
+                  "as independent samples")
+      ->check(CLI::Range(1u, 100u))
+      ->capture_default_str();
   add_timeout_option(*cmd, r.call.client.timeout_s);
   add_interval_option(*cmd, r.load.interval_s);
   add_output_options(*cmd, r.label, r.out_dir);
@@ -166,8 +171,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   compare->add_option("--threshold", p.compare.threshold_pct,
                       "Percent: a figure worse than BASE by more than this, and significantly so, exits 1.\n"
                       "Significance: Mann-Whitney U (two-sided, 5%) over the steps' per-interval samples\n"
-                      "(throughput, mean, p50, p99); with fewer than 8 per side, or for p99.9 and server\n"
-                      "CPU us/req, the threshold alone judges")
+                      "(throughput, mean, p50, p99), or over the repeats of runs made with --runs 8 or more\n"
+                      "(every figure); with fewer than 8 per side, or for p99.9 and server CPU us/req\n"
+                      "without repeats, the threshold alone judges")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
   compare->add_option("--format", p.compare.format, "text, markdown (a pull-request comment) or json")

@@ -47,6 +47,7 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
           {"new_connection", call.new_connection},
           {"rates", load.rates},  // one step per rate (and client count); {0}: closed loop
           {"rate", load.rates.size() == 1 ? load.rates.front() : 0.0},  // the one rate; 0 with a list
+          {"runs", load.runs},  // each step measured this many times in a row
           {"wait_s", load.pause_s},  // closed loop: think time after each call
           {"wait_exponential", load.pause_exponential},
           {"timeout_s", call.timeout_s},

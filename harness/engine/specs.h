@@ -36,13 +36,16 @@ struct LoadSpec {
   double pause_s = 0;          // closed loop: each client's wait after each call (think time)
   bool pause_exponential = false;  // each wait drawn from an exponential distribution of mean pause_s
   double interval_s = 5;       // seconds per interval sample and live line; 0 = no live lines
+  unsigned runs = 1;           // each step measured this many times in a row: independent samples for compare
 
   double warmup_of_step(bool first) const { return first && first_warmup_s >= 0 ? first_warmup_s : warmup_s; }
-  // The steps in order: each client count at each rate (the driver and every MPI rank walk the same list).
+  // The steps in order: each client count at each rate, `runs` times in a row (the
+  // driver and every MPI rank walk the same list).
   std::vector<StepLoad> steps() const {
     std::vector<StepLoad> out;
     for (const unsigned n : clients)
-      for (const double r : rates) out.push_back({n, r});
+      for (const double r : rates)
+        for (unsigned k = 0; k < runs; ++k) out.push_back({n, r});
     return out;
   }
 };

@@ -53,6 +53,15 @@ const Figure kFigures[] = {
     {"server CPU us/req", false, cpu_us_per_request, nullptr},
 };
 
+// The steps of one operation measured at a load (client count and rate): one,
+// or `run --runs N` repeats of it.
+std::vector<const StepResult*> repeats_of(const OperationResult& op, const StepResult& like) {
+  std::vector<const StepResult*> out;
+  for (const auto& s : op.steps)
+    if (s.clients == like.clients && s.target_rate == like.target_rate) out.push_back(&s);
+  return out;
+}
+
 std::vector<double> samples(const StepResult& s, const Figure& f) {
   std::vector<double> out;
   if (!f.interval) return out;
@@ -129,15 +138,31 @@ CompareVerdict compare_runs(const RunRecord& base, const RunRecord& next, double
                                   [&](const auto& o) { return o.operation == bop.operation; });
     if (nop == next.operations.end()) continue;
     for (const auto& bs : bop.steps) {
-      const auto ns = std::find_if(nop->steps.begin(), nop->steps.end(), [&](const StepResult& s) {
-        return s.clients == bs.clients && s.target_rate == bs.target_rate;
-      });
-      if (ns == nop->steps.end()) continue;
+      const std::vector<const StepResult*> base_runs = repeats_of(bop, bs), next_runs = repeats_of(*nop, bs);
+      if (base_runs.front() != &bs || next_runs.empty()) continue;  // each load once, from its first repeat
+      // With repeats (run --runs N), a figure is the mean of the repeats' and, with
+      // kMinSamples or more on each side, the repeats are the samples: independent
+      // runs rather than intervals of one. Otherwise every repeat's intervals are.
+      const bool by_run = base_runs.size() >= kMinSamples && next_runs.size() >= kMinSamples;
+      const auto gather = [&](const std::vector<const StepResult*>& runs, const Figure& f, double& whole) {
+        std::vector<double> out;
+        whole = 0;
+        for (const StepResult* s : runs) {
+          whole += f.whole(*s) / static_cast<double>(runs.size());
+          if (by_run) out.push_back(f.whole(*s));
+          else if (f.interval) for (double v : samples(*s, f)) out.push_back(v);
+        }
+        return out;
+      };
+      const bool cpu_known = std::all_of(base_runs.begin(), base_runs.end(), [](auto* s) { return s->server_cpu_pct.has_value(); }) &&
+                             std::all_of(next_runs.begin(), next_runs.end(), [](auto* s) { return s->server_cpu_pct.has_value(); });
       for (const auto& f : kFigures) {
-        FigureVerdict fv{bop.operation, step_name(bs), f.name, f.whole(bs), f.whole(*ns), 0, std::nullopt, false};
-        if (f.whole == cpu_us_per_request && (!bs.server_cpu_pct || !ns->server_cpu_pct)) continue;
+        if (f.whole == cpu_us_per_request && !cpu_known) continue;
+        FigureVerdict fv{bop.operation, step_name(bs), f.name, 0, 0, 0, std::nullopt, false};
+        const std::vector<double> base_samples = gather(base_runs, f, fv.base);
+        const std::vector<double> next_samples = gather(next_runs, f, fv.next);
         fv.ratio = fv.base > 0 ? fv.next / fv.base : 0;
-        fv.p = mann_whitney_p(samples(bs, f), samples(*ns, f));
+        fv.p = mann_whitney_p(base_samples, next_samples);
         const bool beyond = fv.base > 0 && (f.higher_is_better ? fv.ratio < 1 - threshold : fv.ratio > 1 + threshold);
         fv.worse = beyond && (!fv.p || *fv.p < 0.05);
         v.figures.push_back(fv);
@@ -159,7 +184,7 @@ void print_verdict(std::ostream& os, const CompareVerdict& v, const std::string&
                          {"new", f.next}, {"ratio", f.ratio},
                          {"p", f.p ? nlohmann::json(*f.p) : nlohmann::json(nullptr)}, {"worse", f.worse}});
     os << nlohmann::json{{"base", v.base_label}, {"new", v.next_label}, {"threshold", threshold},
-                         {"test", "Mann-Whitney U over per-interval samples, two-sided, 5%"},
+                         {"test", "Mann-Whitney U over per-interval samples (per-run with 8 or more --runs), two-sided, 5%"},
                          {"worse", v.worse()}, {"figures", figures}}.dump(2)
        << "\n";
     return;

@@ -75,5 +75,43 @@ TEST(CompareVerdict, WorseOnlyBeyondTheThresholdAndSignificant) {
   EXPECT_NE(text.str().find("WORSE (1 figures beyond 5%)"), std::string::npos) << text.str();
 }
 
+// run --runs N: the repeats of a step are one load; the figure is their mean and,
+// with 8 repeats a side, the repeats are the samples (p99.9 included, which has
+// no per-interval figure).
+RunRecord repeated(std::initializer_list<double> throughputs, double p999_s) {
+  RunRecord r = run_of(0, {});
+  const StepResult one = r.operations[0].steps[0];
+  r.operations[0].steps.clear();
+  for (double t : throughputs) {
+    StepResult s = one;
+    s.throughput = t;
+    s.latency = LatencyHistogram();
+    s.latency.record(p999_s);
+    r.operations[0].steps.push_back(s);
+  }
+  return r;
+}
+
+TEST(CompareVerdict, RepeatedRunsAreOneLoadAndTheirOwnSamples) {
+  const RunRecord base = repeated({100, 102, 98, 101, 99, 100, 103, 97}, 0.001);
+  const RunRecord slower = repeated({80, 81, 79, 82, 78, 80, 81, 79}, 0.002);
+  const CompareVerdict v = compare_runs(base, slower, 0.05, "a", "b");
+  ASSERT_EQ(v.figures.size(), 5u) << "one load, five figures (no server CPU)";
+  EXPECT_EQ(v.figures[0].figure, "throughput");
+  EXPECT_NEAR(v.figures[0].base, 100, 1e-9);
+  EXPECT_NEAR(v.figures[0].next, 80, 1e-9);
+  ASSERT_TRUE(v.figures[0].p.has_value()) << "eight repeats a side are eight samples";
+  EXPECT_LT(*v.figures[0].p, 0.01);
+  EXPECT_TRUE(v.figures[0].worse);
+  EXPECT_EQ(v.figures[4].figure, "p99.9 ms");
+  EXPECT_TRUE(v.figures[4].p.has_value()) << "with repeats, p99.9 is tested too";
+  EXPECT_TRUE(v.figures[4].worse);
+  // Seven repeats a side: their intervals (none here) are the samples, so the threshold alone judges.
+  const CompareVerdict few = compare_runs(repeated({100, 102, 98, 101, 99, 100, 103}, 0.001),
+                                          repeated({80, 81, 79, 82, 78, 80, 81}, 0.002), 0.05, "a", "b");
+  EXPECT_FALSE(few.figures[0].p.has_value());
+  EXPECT_TRUE(few.figures[0].worse);
+}
+
 }  // namespace
 }  // namespace soapbench

@@ -126,6 +126,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"run", "--rate", "0,100"}, "--rate"},
                     BadFlag{{"run", "--rate", "100,200", "--clients", "1,2"}, "--rate"},
                     BadFlag{{"run", "--wait", "soon"}, "--wait"},
+                    BadFlag{{"run", "--runs", "0"}, "--runs"},
                     BadFlag{{"run", "--wait", "exp:"}, "--wait"},
                     BadFlag{{"run", "--wait", "10ms", "--rate", "100"}, "--wait"},
                     BadFlag{{"run", "--timeout", "0"}, "--timeout"},
@@ -167,10 +168,17 @@ TEST(DriverCli, RateListsAndRanges) {
   Parsed r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--clients", "4", "--rate", "500-4000x2,300"});
   ASSERT_EQ(r.p.exit_code, -1) << r.err;
   EXPECT_EQ(r.p.run.load.rates, (std::vector<double>{500, 1000, 2000, 4000, 300}));
-  const auto steps = r.p.run.load.steps();
+  auto steps = r.p.run.load.steps();
   ASSERT_EQ(steps.size(), 5u);
   EXPECT_EQ(steps[4].clients, 4u);
   EXPECT_EQ(steps[4].rate, 300);
+  // --runs: each load that many times in a row.
+  r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--clients", "1,2", "--runs", "3"});
+  ASSERT_EQ(r.p.exit_code, -1) << r.err;
+  steps = r.p.run.load.steps();
+  ASSERT_EQ(steps.size(), 6u);
+  EXPECT_EQ(steps[2].clients, 1u);
+  EXPECT_EQ(steps[3].clients, 2u);
   r = parse({"run", "--rate", "100,200", "--clients", "1-3"});
   EXPECT_EQ(r.p.exit_code, 2);
   EXPECT_NE(r.err.find("--rate: a list of rates (100,200) takes one --clients count, not 1-3"), std::string::npos)

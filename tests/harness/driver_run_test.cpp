@@ -385,6 +385,28 @@ TEST(DriverRateList, OneStepPerRate) {
   }
 }
 
+// --runs: each step measured that many times in a row, kept as steps of their own;
+// compare takes them as one load (a file against itself: nothing worse).
+TEST(DriverRuns, EachStepRepeatedInARow) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  test::TempDir dir;
+  Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "1,2", "--runs", "2", "--requests",
+                      "20", "--warmup", "0", "--interval", "0"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const RunRecord record = results_of(p);
+  EXPECT_EQ(record.context.options.at("runs"), 2);
+  const auto& steps = record.operations.at(0).steps;
+  ASSERT_EQ(steps.size(), 4u);
+  const std::vector<unsigned> clients{steps[0].clients, steps[1].clients, steps[2].clients, steps[3].clients};
+  EXPECT_EQ(clients, (std::vector<unsigned>{1, 1, 2, 2}));
+  for (const auto& s : steps) EXPECT_EQ(s.requests, 20u * s.clients);
+  std::string out, err;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", p.last_line(), p.last_line()}, &out, &err), 0)
+      << out << err;
+  EXPECT_NE(out.find("no significant regression beyond 5%"), std::string::npos) << out;
+}
+
 // compare refuses runs it cannot judge: a closed loop against a rate run exits 2, naming why.
 TEST(DriverVerdict, CompareOfClosedLoopAgainstRateRunExitsTwo) {
   ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
