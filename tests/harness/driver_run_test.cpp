@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "driver_support.h"
@@ -405,6 +406,35 @@ TEST(DriverRuns, EachStepRepeatedInARow) {
   EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", p.last_line(), p.last_line()}, &out, &err), 0)
       << out << err;
   EXPECT_NE(out.find("no significant regression beyond 5%"), std::string::npos) << out;
+}
+
+// compare finds a real regression end to end: the same pool server, then with
+// 5 ms added to every answer (--delay), the second run far slower in every
+// interval: exit 1, throughput named WORSE. (A deliberate slowdown rather than
+// loops against iterative mode, whose gap depends on how busy the machine is.)
+TEST(DriverVerdict, CompareOfASlowerServerExitsOne) {
+  test::TempDir dir;
+  std::vector<std::string> files;
+  for (const std::string delay : {"0", "5ms"}) {
+    ServerProcess server({test::bin_path("soapbench-server"), "--port", "0", "--quiet", "--report-interval", "0",
+                          "--mode", "pool", "--threads", "4", "--delay", delay},
+                         "listening on (http://[^ ]+)");
+    Program p(run_args({"--url", server.url(), "--op", "echoString", "--clients", "2", "--duration", "2s",
+                        "--warmup", "0.2s", "--interval", "0.2s", "--label", "delay" + delay},
+                       dir));
+    ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+    files.push_back(p.last_line());
+  }
+  std::string out, err;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "compare", files[0], files[1]}, &out, &err), 1)
+      << out << err;
+  EXPECT_NE(out.find("WORSE ("), std::string::npos) << out;
+  bool throughput_worse = false;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    throughput_worse |= line.find("throughput") != std::string::npos && line.find("p=") != std::string::npos &&
+                        line.find("significant") != std::string::npos && line.find("WORSE") != std::string::npos;
+  EXPECT_TRUE(throughput_worse) << out;
 }
 
 // compare refuses runs it cannot judge: a closed loop against a rate run exits 2, naming why.
