@@ -13,14 +13,10 @@ mkdir -p "$work"
 tmp=$(mktemp -d /tmp/soapbench-hdr.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# The venv once per build tree, again when the requirements change.
+# shellcheck source=../lib/python_venv.sh
+source "$here/../lib/python_venv.sh"
 venv=$work/hdr-venv
-if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt" 2>/dev/null; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q -r "$here/requirements.txt"
-  cp "$here/requirements.txt" "$venv/requirements.txt"
-fi
+python_venv "$venv" "$here/requirements.txt"
 
 "$bin/soapbench" run --op echoString,echoStruct --clients 1,2 --rate 400 --duration 1s --warmup 0.2s \
   --interval 0 --out "$tmp/results" --label hdr > "$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; exit 1; }

@@ -10,14 +10,10 @@ mkdir -p "$work"
 tmp=$(mktemp -d /tmp/soapbench-junit.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# The venv once per build tree, again when the requirements change.
+# shellcheck source=../lib/python_venv.sh
+source "$here/../lib/python_venv.sh"
 venv=$work/junit-venv
-if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt" 2>/dev/null; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q -r "$here/requirements.txt"
-  cp "$here/requirements.txt" "$venv/requirements.txt"
-fi
+python_venv "$venv" "$here/requirements.txt"
 
 sb=$bin/soapbench
 quick=(--requests 20 --warmup 0 --interval 0 --out "$tmp/results")
