@@ -160,6 +160,11 @@ int capacity_command(const CapacityConfig& c, std::ostream& out, std::ostream& e
   std::sort(probes.steps.begin(), probes.steps.end(),
             [](const StepResult& a, const StepResult& b) { return a.target_rate < b.target_rate; });
   if (!probes.steps.empty()) record.operations.push_back(probes);
+  // The rates the record names are the ones probed (a step each), not the first alone.
+  std::vector<double> probed;
+  for (const auto& s : probes.steps) probed.push_back(s.target_rate);
+  record.context.options["rates"] = probed;
+  record.context.options["rate"] = probed.size() == 1 ? probed.front() : 0.0;
   const bool done = !interrupted && error.empty();
   record.partial = !done;
   int code = 0;

@@ -75,6 +75,7 @@ TEST(CapacityCommand, FindsTheKneeOfAServerOfKnownCapacity) {
     found_step |= s.target_rate == found;
   }
   EXPECT_TRUE(found_step) << "the rate found is one of the probes";
+  EXPECT_EQ(record.context.options.at("rates").size(), steps.size()) << "the options name every rate probed";
   EXPECT_EQ(record.context.options.at("capacity").at("slo"), nlohmann::json::array({"p99<100ms"}));
 }
 
