@@ -80,6 +80,10 @@ async function checkPage(name, file, results) {
               `navigation began (its script ${seen.scriptMs.toFixed(0)} ms; goto to drawn in node ${seen.loadMs} ms)`);
   check(seen.errors.length === 0, `${name}: console errors: ${seen.errors.join(' | ')}`);
   check(seen.requests.length === 0, `${name}: requests beyond the page: ${seen.requests.join(' ')}`);
+  // The issue's bounds, with room: under 1 MB (twelve runs of 2 operations x 4 steps
+  // hold more steps than one 10-step run), drawn within 2 s of the navigation.
+  check(size < 1024 * 1024, `${name}: the page is ${size} bytes, over 1 MB`);
+  check(seen.readyMs < 2000, `${name}: drawn ${seen.readyMs.toFixed(0)} ms after the navigation, over 2 s`);
 
   const ops = [...new Set(results.flatMap(j => j.operations.map(o => o.operation)))];
   for (const op of ops) {
