@@ -309,7 +309,8 @@ uint64_t Worker::think_ns() {
     think_state_ ^= think_state_ << 13;
     think_state_ ^= think_state_ >> 7;
     think_state_ ^= think_state_ << 17;
-    s = -s * std::log1p(-static_cast<double>(think_state_ >> 11) / static_cast<double>(1ull << 53));
+    s = std::min(-s * std::log1p(-static_cast<double>(think_state_ >> 11) / static_cast<double>(1ull << 53)),
+                 10 * s);  // cut at 10x the mean, as the engine cuts run's (engine/specs.h)
   }
   return static_cast<uint64_t>(s * 1e9);
 }

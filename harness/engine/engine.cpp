@@ -82,7 +82,7 @@ double Engine::next_pause_s() {
   if (!plan_.pause_exponential) return plan_.pause_s;
   // Inverse transform: -mean ln(1 - u) is exponential with that mean (JMeter's
   // Poisson timer: the calls of many such users arrive as a Poisson stream).
-  return -plan_.pause_s * std::log1p(-next_unit());
+  return std::min(-plan_.pause_s * std::log1p(-next_unit()), LoadSpec::kMaxPauseFactor * plan_.pause_s);
 }
 
 double Engine::cpu_seconds_now() const {

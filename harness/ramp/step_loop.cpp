@@ -119,9 +119,11 @@ void StepRun::measure() {
   bool stats_due = server_.before_step.has_value();
   Clock::time_point stats_taken{};
   // A client reports after each interval closes, which it notices when a call
-  // starts: at worst an interval, a blocked call and, at a low rate, one period.
+  // starts: at worst an interval, a blocked call, its longest think time and, at a
+  // low rate, one period.
   const double period_s = load_.rate > 0 ? clients_ / load_.rate : 0;
-  const double silence_limit = plan_.load.interval_s + plan_.call.client.timeout_s + period_s + kSilenceSlackS;
+  const double silence_limit = plan_.load.interval_s + plan_.call.client.timeout_s + plan_.load.longest_pause_s() +
+                               period_s + kSilenceSlackS;
 
   while (!fleet_.all_done()) {
     auto now = Clock::now();

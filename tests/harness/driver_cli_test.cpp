@@ -157,10 +157,13 @@ TEST(DriverCli, WaitFixedOrExponential) {
   const WorkerPlan wp = client_plan(plan, Operation::echo_string, {1, 0}, 0, 0);
   EXPECT_DOUBLE_EQ(wp.pause_s, 0.1);
   EXPECT_TRUE(wp.pause_exponential);
+  // The step loop waits this long on top of a call before it takes a client for silent.
+  EXPECT_DOUBLE_EQ(r.p.run.load.longest_pause_s(), 1.0) << "exponential draws are cut at 10x the mean";
   r = parse({"run", "--url", "http://127.0.0.1:9/echo", "--wait", "20ms"});
   ASSERT_EQ(r.p.exit_code, -1) << r.err;
   EXPECT_DOUBLE_EQ(r.p.run.load.pause_s, 0.02);
   EXPECT_FALSE(r.p.run.load.pause_exponential);
+  EXPECT_DOUBLE_EQ(r.p.run.load.longest_pause_s(), 0.02);
 }
 
 // A list of rates: one step per rate, in the order given, at the one client count.
