@@ -157,6 +157,9 @@ std::vector<std::string> all_step_warnings(const StepResult& step, const StepSer
     w.push_back("first failure: " + checks.first_failure);
   for (const auto& p : checks.worker_problems) w.push_back(p);
   if (checks.interrupted) w.push_back("interrupted: the step's numbers are partial");
+  if (!checks.interrupted && server.before_step && !server.measure_start)
+    w.push_back("server CPU not measured: the clients finished their measured calls before the driver's "
+                "mark to read the server's CPU; give the step more --requests or a --duration");
   if (!checks.interrupted && checks.worker_problems.empty() && step.failures.total() == 0 &&
       server.before_step && server.after_step && server.before_step->counts_requests) {
     const uint64_t counted = server.after_step->requests - server.before_step->requests;

@@ -155,6 +155,11 @@ void StepRun::measure() {
     server_.measure_end = server_stats(plan_);
     server_.measure_wall_s = std::chrono::duration<double>(Clock::now() - stats_taken).count();
     server_.after_step = server_.measure_end;  // every client has finished: nothing is in flight
+  } else if (server_.before_step) {
+    // Every client finished its measured calls before the mark at which the
+    // driver reads the server's CPU (a step of a few milliseconds, or a driver
+    // scheduled late): no CPU figure, but the request count still holds.
+    server_.after_step = server_stats(plan_);
   }
   send_intervals(true);
 }

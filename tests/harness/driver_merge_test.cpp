@@ -189,6 +189,18 @@ TEST(StepWarnings, ServerCountDisagreeingWithClientsIsReported) {
   EXPECT_FALSE(request_count_line(s, v, 20).has_value());
 }
 
+TEST(StepWarnings, AStepTooShortToReadTheServerCpuSaysSo) {
+  const StepResult s = merge_step({worker(40, 1, 0.1, 1, 1, 0.001)}, 1, 0, 0, 1);
+  StepServerView v;
+  v.before_step = v.after_step = ServerStats{1000, 0, 1.0, "", ""};
+  StepChecks c;
+  EXPECT_TRUE(contains(all_step_warnings(s, v, c), "server CPU not measured"));
+  v.measure_start = v.measure_end = v.before_step;  // read in time: no warning
+  EXPECT_FALSE(contains(all_step_warnings(s, v, c), "server CPU not measured"));
+  // No server stats at all (a server elsewhere without /stats): nothing was due.
+  EXPECT_FALSE(contains(all_step_warnings(s, StepServerView{}, c), "server CPU not measured"));
+}
+
 TEST(ProcessGroupCpu, SumsTheGroupsProcessesAndTheChildrenTheyReaped) {
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
