@@ -1,14 +1,17 @@
 #include "curl_client.h"
 
 #include <curl/curl.h>
+#include <poll.h>
 #include <strings.h>
 
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "io_wait.h"
 #include "response_check.h"
 #include "xml_values.h"
 
@@ -57,6 +60,17 @@ class CurlClient final : public EchoClient {
   void configure();
   CallResult map_transfer_error(CURLcode rc);
   void drop_connection();
+  // curl_easy_perform on an event loop (client/io_wait.h): the transfer runs
+  // in this client's own multi handle, and its waits go through `loop`.
+  CURLcode perform_on_loop(IoWaiter& loop);
+  static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*);
+  static int on_timer(CURLM*, long timeout_ms, void* self);
+
+  CURLM* multi_ = nullptr;  // only on an event loop; it holds the kept connection then
+  curl_socket_t socket_ = CURL_SOCKET_BAD;  // the transfer's socket, what curl waits for on it
+  int socket_wants_ = 0;
+  long timer_ms_ = -1;      // curl's next timeout, from when it was set
+  std::chrono::steady_clock::time_point timer_set_{};
 
   ClientOptions options_;
   uint64_t connections_ = 0;        // CURLINFO_NUM_CONNECTS summed over calls
@@ -91,6 +105,7 @@ CurlClient::CurlClient(const ClientOptions& options)
 }
 
 CurlClient::~CurlClient() {
+  if (multi_) curl_multi_cleanup(multi_);  // the handle was removed after its last transfer
   curl_easy_cleanup(easy_);  // closes the connection
   curl_slist_free_all(headers_);
 }
@@ -125,6 +140,12 @@ void CurlClient::configure() {
 // Replaces the handle by a copy with the same options: the old handle's
 // connection closes now instead of lingering in its connection cache.
 void CurlClient::drop_connection() {
+  if (multi_) {  // on an event loop the multi handle keeps the connection: closing it closes that
+    curl_multi_cleanup(multi_);
+    multi_ = nullptr;
+    socket_ = CURL_SOCKET_BAD;
+    timer_ms_ = -1;
+  }
   if (CURL* fresh = curl_easy_duphandle(easy_)) {
     curl_easy_cleanup(easy_);
     easy_ = fresh;
@@ -138,7 +159,8 @@ CallResult CurlClient::call() {
   body_.clear();
   server_.clear();
   error_[0] = '\0';
-  const CURLcode rc = curl_easy_perform(easy_);
+  IoWaiter* const loop = thread_io_waiter();
+  const CURLcode rc = loop ? perform_on_loop(*loop) : curl_easy_perform(easy_);
   long request_size = 0, header_size = 0, status = 0;
   curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
   curl_easy_getinfo(easy_, CURLINFO_HEADER_SIZE, &header_size);
@@ -156,6 +178,57 @@ CallResult CurlClient::call() {
   CallResult result = rc == CURLE_OK ? check_.check(status, body_) : map_transfer_error(rc);
   if (!result.ok && !options_.new_connection) drop_connection();
   return result;
+}
+
+int CurlClient::on_socket(CURL*, curl_socket_t s, int what, void* self, void*) {
+  auto* c = static_cast<CurlClient*>(self);
+  if (what == CURL_POLL_REMOVE) {
+    if (c->socket_ == s) c->socket_ = CURL_SOCKET_BAD;
+  } else {
+    c->socket_ = s;
+    c->socket_wants_ = what;
+  }
+  return 0;
+}
+
+int CurlClient::on_timer(CURLM*, long timeout_ms, void* self) {
+  auto* c = static_cast<CurlClient*>(self);
+  c->timer_ms_ = timeout_ms;
+  c->timer_set_ = std::chrono::steady_clock::now();
+  return 0;
+}
+
+CURLcode CurlClient::perform_on_loop(IoWaiter& loop) {
+  if (!multi_) {
+    multi_ = curl_multi_init();
+    if (!multi_) return CURLE_OUT_OF_MEMORY;
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlClient::on_socket);
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlClient::on_timer);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, 1L);  // one connection per client connection
+  }
+  if (curl_multi_add_handle(multi_, easy_) != CURLM_OK) return CURLE_FAILED_INIT;
+  int running = 1;
+  curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+  while (running > 0) {
+    // curl keeps a timer while a transfer runs (CURLOPT_TIMEOUT_MS at least);
+    // a second's bound is only a guard against a lost one.
+    const auto now = std::chrono::steady_clock::now();
+    const auto wake = timer_ms_ >= 0 ? timer_set_ + std::chrono::milliseconds(timer_ms_) : now + std::chrono::seconds(1);
+    const short events = static_cast<short>(((socket_wants_ & CURL_POLL_IN) ? POLLIN : 0) |
+                                            ((socket_wants_ & CURL_POLL_OUT) ? POLLOUT : 0));
+    const bool ready = socket_ != CURL_SOCKET_BAD && events != 0 ? loop.wait(socket_, events, wake)
+                                                                : loop.wait(-1, 0, wake);
+    // 0: curl finds out by itself what the socket is ready for.
+    curl_multi_socket_action(multi_, ready ? socket_ : CURL_SOCKET_TIMEOUT, 0, &running);
+  }
+  CURLcode rc = CURLE_OK;
+  int left = 0;
+  while (CURLMsg* m = curl_multi_info_read(multi_, &left))
+    if (m->msg == CURLMSG_DONE && m->easy_handle == easy_) rc = m->data.result;
+  curl_multi_remove_handle(multi_, easy_);
+  return rc;
 }
 
 CallResult CurlClient::map_transfer_error(CURLcode rc) {

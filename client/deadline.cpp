@@ -1,5 +1,7 @@
 #include "deadline.h"
 
+#include "io_wait.h"
+
 #include <poll.h>
 
 #include <cerrno>
@@ -14,6 +16,7 @@ DeadlineClock::time_point deadline_after(double timeout_s) {
 }
 
 bool wait_ready(int fd, short events, DeadlineClock::time_point deadline) {
+  if (IoWaiter* waiter = thread_io_waiter()) return waiter->wait(fd, events, deadline);
   for (;;) {
     const auto left = deadline - DeadlineClock::now();
     if (left <= DeadlineClock::duration::zero()) return false;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "deadline.h"
+#include "io_wait.h"
 #include "raw_response.h"
 #include "response_check.h"
 
@@ -84,6 +85,7 @@ class RawClient final : public EchoClient {
   // One recv() into [data, data + size): bytes read, 0 at end of file, -1 after
   // setting error_ (timeout or read failure).
   ssize_t receive(char* data, size_t size);
+  ssize_t receive_on_loop(char* data, size_t size);  // receive() when an IoWaiter is installed
   std::string timeout_text() const { return milliseconds_text(options_.timeout_s); }
   void disconnect();
 
@@ -140,7 +142,7 @@ RawClient::RawClient(const ClientOptions& options)
 }
 
 void RawClient::disconnect() {
-  if (fd_ >= 0) close(fd_);
+  close_socket(fd_);
   fd_ = -1;
 }
 
@@ -194,7 +196,7 @@ std::optional<CallResult> RawClient::connect_socket() {
       ++connections_;
       return std::nullopt;
     }
-    close(fd);
+    close_socket(fd);
     if (err == ETIMEDOUT)
       return failure(FailureKind::timeout, "Connection timed out after " + timeout_text() + " milliseconds to " +
                                                target_.host + " port " + target_.port);
@@ -237,6 +239,7 @@ ssize_t RawClient::receive(char* data, size_t size) {
   // keeps sub-millisecond deadlines.
   constexpr auto kSlack = std::chrono::milliseconds(1);
   constexpr auto kTick = std::chrono::milliseconds(10);  // the coarsest jiffy (HZ=100)
+  if (thread_io_waiter()) return receive_on_loop(data, size);
   for (int interrupted = 0;;) {
     const auto left = deadline_ - DeadlineClock::now();
     bool ready = left > DeadlineClock::duration::zero();
@@ -269,6 +272,32 @@ ssize_t RawClient::receive(char* data, size_t size) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) continue;  // SO_RCVTIMEO ran out: the deadline decides
     stale_ = received_ == 0 && errno == ECONNRESET;
     error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
+    return -1;
+  }
+}
+
+ssize_t RawClient::receive_on_loop(char* data, size_t size) {
+  // One connection of many on an event loop: never block the thread. Read
+  // first, and only on EAGAIN wait (the loop runs other connections meanwhile).
+  // The deadline is checked on every read, as the blocking path does.
+  for (int interrupted = 0;;) {
+    ssize_t n = -1;
+    if (DeadlineClock::now() < deadline_) {
+      n = recv(fd_, data, size, MSG_DONTWAIT);
+      if (n >= 0) {
+        received_ += static_cast<uint64_t>(n);
+        return n;
+      }
+      if (errno == EINTR && ++interrupted < kMaxInterruptedRetries) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        stale_ = received_ == 0 && errno == ECONNRESET;
+        error_ = failure(FailureKind::read, std::string("Recv failure: ") + std::strerror(errno));
+        return -1;
+      }
+      if (wait_ready(fd_, POLLIN, deadline_)) continue;
+    }
+    error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() + " milliseconds with " +
+                                               std::to_string(received_) + " bytes received");
     return -1;
   }
 }

@@ -16,6 +16,7 @@
 #include "commands/command_table.h"
 #include "commands/options.h"
 #include "core/parse.h"
+#include "engine/multi_engine.h"
 #include "proc/stacks.h"
 
 namespace soapbench {
@@ -35,6 +36,7 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_new_connection_flag(*cmd, r.call.client.new_connection);
   add_rate_option(*cmd, r.load.rates);
   add_wait_option(*cmd, r.load);
+  add_connections_option(*cmd, r.load.connections_per_client);
   cmd->add_option("--runs", r.load.runs,
                   "Measure each step this many times in a row: compare then tests the repeats (8 or more)\n"
                   "as independent samples")
@@ -106,6 +108,9 @@ void validate_run(const RunConfig& c) {
   }
   validate_call(c.call);
   validate_load(c.load);
+  if (c.load.connections_per_client > 1 && !supports_connections_per_client(c.call.client_kind))
+    throw UsageError("--connections-per-client: the " + c.call.client_kind +
+                     " client keeps one connection per process; use --client raw or curl");
   std::error_code ec;
   if (std::filesystem::exists(c.out_dir, ec) && !std::filesystem::is_directory(c.out_dir, ec))
     throw UsageError("--out: '" + c.out_dir + "' exists and is not a directory");

@@ -40,7 +40,8 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
           {"operations", ops},
           {"clients", load.clients},
           {"duration_s", load.requests > 0 ? 0.0 : load.duration_s},
-          {"requests_per_client", load.requests},
+          {"requests_per_client", load.requests},  // per connection, with connections_per_client > 1
+          {"connections_per_client", load.connections_per_client},
           {"warmup_s", plan.load.warmup_s},
           {"first_warmup_s", plan.load.warmup_of_step(true)},
           {"client", c.call.client_kind},

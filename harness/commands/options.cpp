@@ -112,7 +112,9 @@ void add_length_options(CLI::App& app, LoadSpec& load) {
   auto* duration = app.add_option("--duration", load.duration_s, "Measured time per step (e.g. 10s, 500ms)")
                        ->transform(duration_value(true))
                        ->default_str(duration_text(load.duration_s));
-  app.add_option("--requests", load.requests, "Measured calls per client per step, instead of --duration")
+  app.add_option("--requests", load.requests,
+                 "Measured calls per client (per connection, with --connections-per-client) per step,\n"
+                 "instead of --duration")
       ->transform(count_value(1))
       ->excludes(duration);
 }
@@ -152,6 +154,15 @@ CLI::Option* add_wait_option(CLI::App& app, LoadSpec& load) {
           "exponential distribution of that mean (exp:10ms, JMeter's Poisson timer)")
       ->check(checked_by([](const std::string& s) { parse(s); }, "DURATION"))
       ->default_str((load.pause_exponential ? "exp:" : "") + duration_text(load.pause_s));
+}
+
+CLI::Option* add_connections_option(CLI::App& app, unsigned& connections_per_client) {
+  return app
+      .add_option("--connections-per-client", connections_per_client,
+                  "Connections each client process keeps on one event loop, each its own closed loop or\n"
+                  "its share of the rate (raw and curl clients): 2 clients x 50 connections make 100")
+      ->check(CLI::Range(1u, 10000u))
+      ->capture_default_str();
 }
 
 CLI::Option* add_interval_option(CLI::App& app, double& interval_s) {

@@ -38,6 +38,9 @@ CLI::Option* add_wait_option(CLI::App& app, LoadSpec& load);
 // --interval DURATION: seconds per live line; 0 for none
 CLI::Option* add_interval_option(CLI::App& app, double& interval_s);
 
+// --connections-per-client N (LoadSpec::connections_per_client)
+CLI::Option* add_connections_option(CLI::App& app, unsigned& connections_per_client);
+
 // ---- the verdict
 // --assert EXPR (repeatable) and --allow-errors
 void add_criteria_options(CLI::App& app, std::vector<std::string>& asserts, bool& allow_errors);

@@ -57,6 +57,10 @@ struct WorkerPlan {
   // Realtime clock (seconds since the epoch) at which every worker of a step
   // starts, so that separate processes, or later hosts, begin together. 0 = at once.
   double start_at_unix_s = 0;
+  // Connections this client keeps, each its own closed loop or its share of
+  // the rate, on one event loop (MultiEngine; raw and curl clients). The
+  // requests above are per connection.
+  unsigned connections = 1;
 };
 
 // Calls completed in one interval of the measured phase.

@@ -52,7 +52,7 @@ constexpr auto kPlanFields = std::make_tuple(
     field("rate", &WorkerPlan::rate), field("pause_s", &WorkerPlan::pause_s),
     field("pause_exponential", &WorkerPlan::pause_exponential),
     field("interval_s", &WorkerPlan::interval_s), field("schedule_offset_s", &WorkerPlan::schedule_offset_s),
-    field("start_at_unix_s", &WorkerPlan::start_at_unix_s));
+    field("start_at_unix_s", &WorkerPlan::start_at_unix_s), field("connections", &WorkerPlan::connections));
 
 constexpr auto kIntervalFields = std::make_tuple(
     field("index", &EngineInterval::index), field("end_s", &EngineInterval::end_s),

@@ -29,7 +29,11 @@ struct LoadSpec {
   double warmup_s = 2;         // unmeasured calls before each step's measurement
   double first_warmup_s = -1;  // the run's first step instead; < 0 = warmup_s
   double duration_s = 10;      // measured time per step when requests == 0
-  uint64_t requests = 0;       // measured calls per client per step; 0 = by duration
+  uint64_t requests = 0;       // measured calls per connection per step; 0 = by duration
+  // Connections each client process keeps, each its own closed loop or its share
+  // of the rate, on one event loop (raw and curl clients): 1,000 connections need
+  // not be 1,000 processes.
+  unsigned connections_per_client = 1;
   // Calls/s over all clients of a step (never per client), one step per rate and
   // client count; {0} = closed loop. Several rates take one client count.
   std::vector<double> rates{0};

@@ -30,10 +30,11 @@ std::string where(const MpiJob& job, int rank) {
   return fmt::format("rank {} on {}", rank, job.host_of[static_cast<size_t>(rank)]);
 }
 
-// This rank's client for `plan`, or why it cannot be made.
-std::string build_client(const MpiJob& job, const WorkerPlan& plan, std::unique_ptr<EchoClient>& client) {
+// This rank's clients for `plan`, or why they cannot be made.
+std::string build_load(const MpiJob& job, const WorkerPlan& plan, std::optional<MultiEngine>& load,
+                       Engine::IntervalSink sink) {
   try {
-    client = make_client(plan.call.client_kind, plan.call.client);
+    load.emplace(plan, std::move(sink));
     return "";
   } catch (const std::exception& e) {
     return fmt::format("{}: cannot make the {} client: {}", where(job, job.rank), plan.call.client_kind, e.what());
@@ -61,10 +62,14 @@ bool MpiFleet::start(const std::vector<WorkerPlan>& plans, const InterruptWatch&
   has_result_.assign(active_.size(), false);
   gathered_ = false;
   engine_finished_ = false;
-  engine_.reset();
-  client_.reset();
+  load_.reset();
   // Every rank builds its client before anyone starts; one failure stops all.
-  const std::string mine = my_client_ ? build_client(job_, plans_[*my_client_], client_) : "";
+  const std::string mine = my_client_ ? build_load(job_, plans_[*my_client_], load_,
+                                                   [this](const EngineInterval& i) {
+                                                     std::lock_guard lock(local_mutex_);
+                                                     local_intervals_.push_back(i);
+                                                   })
+                                      : "";
   std::string problems;
   for (const auto& p : gather_strings(mine))
     if (!p.empty()) problems += (problems.empty() ? "" : "; ") + p;
@@ -75,17 +80,12 @@ bool MpiFleet::start(const std::vector<WorkerPlan>& plans, const InterruptWatch&
 
 void MpiFleet::go(double delay_s) {
   if (!my_client_) return;
-  WorkerPlan wp = plans_[*my_client_];
   // Each rank starts this long after its own clock's now: no rank depends on the
   // hosts' clocks agreeing, only on the barrier's exit, which reaches every rank
   // within a network round trip.
-  wp.start_at_unix_s = unix_now() + delay_s;
-  engine_.emplace(wp, *client_, [this](const EngineInterval& i) {
-    std::lock_guard lock(local_mutex_);
-    local_intervals_.push_back(i);
-  });
-  engine_thread_ = std::thread([this] {
-    engine_->run(stop_);
+  const double start_at_unix_s = unix_now() + delay_s;
+  engine_thread_ = std::thread([this, start_at_unix_s] {
+    load_->run(start_at_unix_s, stop_);
     engine_finished_ = true;
   });
 }
@@ -134,9 +134,9 @@ void MpiFleet::receive(std::vector<Event>& events) {
 // Collective: every rank's result to rank 0, once every client is done.
 void MpiFleet::gather(std::vector<Event>& events) {
   if (engine_thread_.joinable()) engine_thread_.join();
-  const std::string mine = engine_ ? result_to_json(engine_->result()).dump() : "";
+  const std::string mine = load_ ? result_to_json(load_->result()).dump() : "";
   const std::vector<std::string> all = gather_strings(mine);
-  client_.reset();
+  load_.reset();
   for (size_t k = 0; k < active_.size(); ++k) {
     const std::string& text = all[static_cast<size_t>(active_[k])];
     Event e;
@@ -205,19 +205,19 @@ void follow_ramp(const RampPlan& plan, const MpiJob& job, const std::atomic<bool
       std::optional<WorkerPlan> wp;
       if (me != active.end())
         wp = client_plan(plan, op, step, static_cast<unsigned>(me - active.begin()), warmup_s);
-      std::unique_ptr<EchoClient> client;
-      gather_strings(wp ? build_client(job, *wp, client) : "");
+      std::optional<MultiEngine> load;
+      gather_strings(wp ? build_load(job, *wp, load,
+                                     [](const EngineInterval& i) {
+                                       send_to_root(MpiTag::interval, interval_to_json(i).dump());
+                                     })
+                        : "");
       if (!broadcast_int(0)) continue;  // some rank could not build its client: rank 0 ends the ramp
       barrier();
-      std::optional<Engine> engine;
-      if (wp) {
-        wp->start_at_unix_s = unix_now() + kStartDelayS;
-        engine.emplace(*wp, *client,
-                       [](const EngineInterval& i) { send_to_root(MpiTag::interval, interval_to_json(i).dump()); });
-        engine->run(stop);
+      if (load) {
+        load->run(unix_now() + kStartDelayS, stop);
         send_to_root(MpiTag::done, "");
       }
-      gather_strings(engine ? result_to_json(engine->result()).dump() : "");
+      gather_strings(load ? result_to_json(load->result()).dump() : "");
     }
   }
 }

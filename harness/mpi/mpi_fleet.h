@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/multi_engine.h"
 #include "mpi/mpi_job.h"
 #include "ramp/step_loop.h"
 
@@ -46,8 +47,7 @@ class MpiFleet : public Fleet {
   std::vector<WorkerPlan> plans_;
   std::vector<int> active_;             // the ranks running a client, in client order
   std::optional<size_t> my_client_;     // rank 0's own client index, if it runs one
-  std::unique_ptr<EchoClient> client_;
-  std::optional<Engine> engine_;
+  std::optional<MultiEngine> load_;     // this rank's clients and engines in the step
   std::thread engine_thread_;
   std::atomic<bool> engine_finished_{false};
   std::mutex local_mutex_;

@@ -9,9 +9,10 @@ namespace soapbench {
 void ConsoleObserver::step_starting(const RampPlan& plan, Operation op, StepLoad step, double warmup_s) {
   // "== echoString with 4 clients: warm-up 2 s, then 10 s measured" (+ rate).
   const LoadSpec& load = plan.load;
-  out_ << fmt::format("\n== {} with {} client{}: warm-up {:g} s, then {}{}\n", to_string(op), step.clients,
-                      step.clients == 1 ? "" : "s", warmup_s,
-                      load.requests > 0 ? fmt::format("{} calls per client", load.requests)
+  const unsigned per = load.connections_per_client;
+  out_ << fmt::format("\n== {} with {} client{}{}: warm-up {:g} s, then {}{}\n", to_string(op), step.clients,
+                      step.clients == 1 ? "" : "s", per > 1 ? fmt::format(" x {} connections", per) : "", warmup_s,
+                      load.requests > 0 ? fmt::format("{} calls per {}", load.requests, per > 1 ? "connection" : "client")
                                         : fmt::format("{:g} s measured", load.duration_s),
                       step.rate > 0 ? fmt::format(" at {:g} calls/s", step.rate) : "");
   out_.flush();

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/multi_engine.h"
 #include "ramp/launch.h"
 
 namespace soapbench {
@@ -95,7 +96,7 @@ int run_worker(int in_fd, int out_fd) {
   std::atomic<bool> stop{false};
   std::mutex state_mutex;
   std::condition_variable state_changed;
-  const Engine* running = nullptr;  // set while the engine exists
+  const MultiEngine* running = nullptr;  // set once the clients exist
   bool finished = false;
 
   std::thread signal_waiter([&] {
@@ -125,36 +126,35 @@ int run_worker(int in_fd, int out_fd) {
     return fail(std::string("bad plan: ") + e.what());
   }
 
-  std::unique_ptr<EchoClient> client;
+  std::optional<MultiEngine> load;
   try {
-    client = make_client(plan.call.client_kind, plan.call.client);
+    load.emplace(plan, [&](const EngineInterval& interval) {
+      reporter.send(nlohmann::json{{"type", "interval"}, {"interval", interval_to_json(interval)}});
+    });
   } catch (const std::exception& e) {
     return fail(std::string("cannot make the ") + plan.call.client_kind + " client: " + e.what());
   }
   reporter.send(nlohmann::json{{"type", "ready"}});
 
+  double start_at_unix_s = 0;
   try {
     const auto line = read_line(in_fd, pending, stop);
     if (!line) return 0;  // told to stop before the start: nothing was measured
-    plan.start_at_unix_s = nlohmann::json::parse(*line).at("start_at_unix_s").get<double>();
+    start_at_unix_s = nlohmann::json::parse(*line).at("start_at_unix_s").get<double>();
   } catch (const std::exception& e) {
     return fail(std::string("bad start message: ") + e.what());
   }
 
-  std::optional<Engine> engine;
+  {
+    std::lock_guard lock(state_mutex);
+    running = &*load;
+  }
   try {
-    engine.emplace(plan, *client, [&](const EngineInterval& interval) {
-      reporter.send(nlohmann::json{{"type", "interval"}, {"interval", interval_to_json(interval)}});
-    });
+    load->run(start_at_unix_s, stop);
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  {
-    std::lock_guard lock(state_mutex);
-    running = &*engine;
-  }
-  engine->run(stop);
-  reporter.send_result(engine->result());
+  reporter.send_result(load->result());
   {
     std::lock_guard lock(state_mutex);
     finished = true;

@@ -223,6 +223,7 @@ WorkerPlan client_plan(const RampPlan& plan, Operation op, StepLoad step, unsign
   wp.pause_s = plan.load.pause_s;
   wp.pause_exponential = plan.load.pause_exponential;
   wp.interval_s = plan.load.interval_s;
+  wp.connections = plan.load.connections_per_client;
   if (step.rate > 0) wp.schedule_offset_s = client / step.rate;
   return wp;
 }
@@ -242,6 +243,7 @@ StepResult conclude_step(const RampPlan& plan, StepLoad load, double warmup_s, c
   }
   checks.worker_problems = end.problems;
   StepResult step = merge_step(end.results, load.clients, load.rate, warmup_s, plan.load.interval_s);
+  step.connections_per_client = plan.load.connections_per_client;
   if (!end.host_of.empty()) step.hosts = merge_hosts(end.results, end.host_of, end.cores_of, step.duration_s);
   step.server_cpu_pct = server_cpu_pct(end.server);
   step.warnings = all_step_warnings(step, end.server, checks);
