@@ -113,6 +113,30 @@ TEST(Interrupt, SigintDuringAStepEndsTheRunWithinASecond) {
   }
 }
 
+// Several connections per client on one event loop: every blocked call of
+// every connection is in flight at the interrupt, and none is lost.
+TEST(Interrupt, SigintWithSeveralConnectionsPerClientCountsEachCallInFlight) {
+  test::FakeServer trickle(test::FakeServer::Mode::trickle);
+  test::TempDir dir;
+  Program p(test::soapbench_command("run", dir,
+                                    {"--url", trickle.url(), "--op", "echoString", "--clients", "2",
+                                     "--connections-per-client", "3", "--duration", "30s", "--warmup", "0",
+                                     "--timeout", "30s", "--interval", "0.5s"}));
+  ASSERT_TRUE(p.wait_for_line("soapbench run: ", 40s)) << p.out() << p.err();
+  const auto started = Clock::now();
+  while (trickle.requests() < 1 + 6 && seconds_since(started) < 20) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(trickle.requests(), 1u + 6u) << "the probe, then one call per connection";
+  const auto sent = Clock::now();
+  ::kill(p.pid(), SIGINT);
+  ASSERT_EQ(p.wait(20s), 130) << p.out() << p.err();
+  EXPECT_LT(seconds_since(sent), 1.0) << p.out() << p.err();
+  const RunRecord record = test::results_of(p);
+  EXPECT_TRUE(record.partial);
+  const StepResult& step = record.operations.at(0).steps.at(0);
+  EXPECT_EQ(step.in_flight, 6u) << "2 clients x 3 connections, each in its blocked call";
+  EXPECT_EQ(step.sent(), step.failures.total() + 6) << p.out();
+}
+
 TEST(ConnectBackoff, ADeadServerCostsFewAttemptsPerClientPerSecond) {
   test::TempDir dir;
   // The probe refuses to start against a dead server: the fake answers the

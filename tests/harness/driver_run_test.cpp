@@ -90,6 +90,41 @@ TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
 INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("raw", "gsoap", "curl"),
                          [](const auto& param_info) { return param_info.param; });
 
+// --connections-per-client: each client process keeps several connections on one
+// event loop; the server's count still equals every call the clients made.
+class DriverConnections : public testing::TestWithParam<std::string> {};
+
+TEST_P(DriverConnections, EveryConnectionsCallsAreCountedOnce) {
+  test::TempDir dir;
+  Program p(run_args({"--client", GetParam(), "--op", "echoString", "--clients", "1,2", "--connections-per-client",
+                      "4", "--requests", "500", "--warmup", "0.2s", "--interval", "0", "--server-mode", "loops"},
+                     dir));
+  ASSERT_EQ(p.wait(120s), 0) << p.out() << p.err();
+  SCOPED_TRACE("soapbench output:\n" + p.out() + p.err());
+  EXPECT_NE(p.out().find("== echoString with 2 clients x 4 connections: warm-up 0.2 s, then 500 calls per connection"),
+            std::string::npos);
+  const RunRecord record = results_of(p);
+  EXPECT_EQ(record.context.options.at("connections_per_client"), 4);
+  const auto lines = count_lines(p.out());
+  ASSERT_EQ(lines.size(), 2u);
+  ASSERT_EQ(record.operations.at(0).steps.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    const StepResult& step = record.operations[0].steps[k];
+    EXPECT_EQ(step.clients, k + 1);
+    EXPECT_EQ(step.client_processes, k + 1);
+    EXPECT_EQ(step.connections_per_client, 4u);
+    EXPECT_EQ(step.requests, (k + 1) * 4 * 500);
+    EXPECT_EQ(step.latency.count(), step.requests);
+    EXPECT_EQ(step.failures.total(), 0u);
+    EXPECT_EQ(step.connections_opened, 0u) << "kept alive: no connection opened while measuring";
+    EXPECT_EQ(lines[k].server, lines[k].clients);
+    EXPECT_EQ(lines[k].measured, step.requests);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Clients, DriverConnections, testing::Values("raw", "curl"),
+                         [](const auto& param_info) { return param_info.param; });
+
 struct Misbehaviour {
   test::FakeServer::Mode mode;
   std::string kind;  // FailureCounts field expected to count every call
@@ -111,24 +146,31 @@ uint64_t count_of(const FailureCounts& f, const std::string& kind) {
 TEST_P(DriverFailures, EachCallIsCountedUnderItsKind) {
   test::FakeServer fake(GetParam().mode, 600ms);
   test::TempDir dir;
-  for (const std::string client : {"raw", "gsoap", "curl"}) {
+  // Each kind with one connection per client, and raw and curl with three on one loop.
+  const std::vector<std::pair<std::string, unsigned>> setups{{"raw", 1}, {"gsoap", 1}, {"curl", 1}, {"raw", 3},
+                                                             {"curl", 3}};
+  for (const auto& [client, connections] : setups) {
+    SCOPED_TRACE(client + " x" + std::to_string(connections));
     const uint64_t before = fake.requests();
+    const uint64_t calls = 2 * 3 * connections;
     Program p(run_args({"--url", fake.url(), "--client", client, "--op", "echoString", "--clients", "2",
-                        "--requests", "3", "--warmup", "0", "--timeout", "300ms", "--string-length", "64"},
+                        "--connections-per-client", std::to_string(connections), "--requests", "3", "--warmup",
+                        "0", "--timeout", "300ms", "--string-length", "64"},
                        dir));
     // Any failed call fails the run (exit 1) unless the run allows errors.
     ASSERT_EQ(p.wait(60s), GetParam().kind.empty() ? 0 : 1) << p.out() << p.err();
     const RunRecord record = results_of(p);
     ASSERT_EQ(record.operations.size(), 1u);
     const StepResult& step = record.operations[0].steps.at(0);
-    EXPECT_EQ(step.requests, GetParam().kind.empty() ? 6u : 0u) << client;
+    EXPECT_EQ(step.requests, GetParam().kind.empty() ? calls : 0u);
+    EXPECT_EQ(step.connections_per_client, connections);
     if (!GetParam().kind.empty()) {
-      EXPECT_EQ(count_of(step.failures, GetParam().kind), 6u) << client << "\n" << p.out();
-      EXPECT_EQ(step.failures.total(), 6u) << client;
+      EXPECT_EQ(count_of(step.failures, GetParam().kind), calls) << p.out();
+      EXPECT_EQ(step.failures.total(), calls);
       EXPECT_FALSE(step.warnings.empty());
     }
-    // The probe call, then 2 clients x 3 calls; none is lost or doubled.
-    EXPECT_EQ(fake.requests() - before, 1u + 6u) << client;
+    // The probe call, then 2 clients x connections x 3 calls; none is lost or doubled.
+    EXPECT_EQ(fake.requests() - before, 1u + calls);
   }
 }
 
