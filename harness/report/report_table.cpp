@@ -29,7 +29,10 @@ std::string ms(double seconds) { return fmt::format("{:.3f}", seconds * 1e3); }
 
 // One row's cells, before padding; the header has the same shape.
 std::vector<std::string> row(const StepResult& s, bool with_rate) {
-  std::vector<std::string> cells = {fmt::format("{}", s.clients)};
+  // "2x50": 2 client processes of 50 connections each (--connections-per-client).
+  std::vector<std::string> cells = {s.connections_per_client > 1
+                                        ? fmt::format("{}x{}", s.clients, s.connections_per_client)
+                                        : fmt::format("{}", s.clients)};
   if (with_rate) cells.push_back(s.target_rate > 0 ? fmt::format("{:.1f}", s.target_rate) : "-");
   const LatencyHistogram& h = s.latency;
   cells.insert(cells.end(),

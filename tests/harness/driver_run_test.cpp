@@ -103,6 +103,8 @@ TEST_P(DriverConnections, EveryConnectionsCallsAreCountedOnce) {
   SCOPED_TRACE("soapbench output:\n" + p.out() + p.err());
   EXPECT_NE(p.out().find("== echoString with 2 clients x 4 connections: warm-up 0.2 s, then 500 calls per connection"),
             std::string::npos);
+  // The table's clients column says processes x connections.
+  EXPECT_NE(p.out().find("\n      2x4 "), std::string::npos);
   const RunRecord record = results_of(p);
   EXPECT_EQ(record.context.options.at("connections_per_client"), 4);
   const auto lines = count_lines(p.out());
