@@ -64,6 +64,22 @@ if [ -n "$("$peers/lib/peerctl" status "$STACK" 2>/dev/null)" ]; then
   fail "$STACK is still running after the run"
   "$peers/lib/peerctl" stop "$STACK"
 fi
+# Several connections per rank on one event loop: every rank's connections are counted.
+if [ "$STACK" = fake ]; then
+  mkdir "$WORK/results2"
+  TMPDIR=$WORK/tmp timeout 240 mpirun --allow-run-as-root --oversubscribe -np 2 --mca orte_tmpdir_base "$WORK/tmp" \
+    "$BIN/soapbench-mpi" run --stack fake --op echoString --clients 2 --connections-per-client 3 --requests 300 \
+    --warmup 0.2s --interval 0 --out "$WORK/results2" >"$WORK/out2" 2>"$WORK/err2" || fail "soapbench-mpi with 3 connections per rank exited $?"
+  json2=$(ls "$WORK"/results2/*.json 2>/dev/null | head -n 1)
+  if [ -z "$json2" ]; then
+    fail "no results file with 3 connections per rank"
+  else
+    [ "$(jq '.operations[0].steps[0].requests' "$json2")" = 1800 ] || fail "not 2 ranks x 3 connections x 300 calls: $(jq '.operations[0].steps[0].requests' "$json2")"
+    [ "$(jq '.operations[0].steps[0].connections_per_client' "$json2")" = 3 ] || fail "connections_per_client is not 3"
+    [ "$(jq '.operations[0].steps[0].failures | add' "$json2")" = 0 ] || fail "failures with 3 connections per rank"
+  fi
+  grep -q "server counted 1800\|measured 1800)" "$WORK/out2" || fail "no request count line agreeing with 1800 calls: $(cat "$WORK/out2")"
+fi
 if [ "$failures" != 0 ]; then
   echo "--- stdout" >&2; cat "$WORK/out" >&2; echo "--- stderr" >&2; cat "$WORK/err" >&2
   exit 1
