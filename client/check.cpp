@@ -45,11 +45,49 @@ CheckReport check_endpoint(const std::string& url, std::string_view kind, double
   return report;
 }
 
+CheckReport check_request(const std::string& url, std::string_view kind, const ClientOptions& options) {
+  CheckReport report;
+  report.url = url;
+  report.kind = std::string(kind);
+  ClientOptions o = options;
+  o.url = url;
+  o.keep_response = true;
+  const auto client = make_client(kind, o);
+  OperationCheck check;
+  check.operation = Operation::request;
+  check.name = o.custom->name;
+  check.result = client->call();
+  check.wire = client->last_wire_bytes();
+  check.server_header = client->server_header();
+  check.request = o.custom->envelope;
+  check.response = client->last_response();
+  report.operations.push_back(std::move(check));
+  return report;
+}
+
+namespace {
+// `text` indented, cut at 4 KiB.
+void print_body(std::ostream& out, const char* title, const std::string& text) {
+  constexpr size_t kMost = 4096;
+  out << "  " << title << " (" << text.size() << " bytes):\n";
+  std::string shown = text.substr(0, kMost);
+  size_t start = 0;
+  while (start < shown.size()) {
+    const size_t nl = shown.find('\n', start);
+    out << "    " << shown.substr(start, nl == std::string::npos ? std::string::npos : nl - start) << '\n';
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  if (text.size() > kMost) out << "    ... (" << text.size() - kMost << " more bytes)\n";
+}
+}  // namespace
+
 void print_check_report(std::ostream& out, const CheckReport& report) {
   out << "check " << report.url << " with the " << report.kind << " client: "
       << (report.ok() ? "ok" : "FAILED") << '\n';
   for (const OperationCheck& op : report.operations) {
-    out << "  " << std::left << std::setw(11) << to_string(op.operation) << ' ' << std::setw(11)
+    out << "  " << std::left << std::setw(11) << (op.name.empty() ? std::string(to_string(op.operation)) : op.name)
+        << ' ' << std::setw(11)
         << (op.result.ok ? std::string_view("ok") : op.skipped ? "skipped" : to_string(op.result.kind)) << std::right;
     if (op.result.ok) {
       out << " request " << op.wire.request << " B, response " << op.wire.response << " B";
@@ -58,6 +96,10 @@ void print_check_report(std::ostream& out, const CheckReport& report) {
     }
     if (!op.server_header.empty()) out << ", server \"" << op.server_header << '"';
     out << '\n';
+    if (op.operation == Operation::request) {
+      print_body(out, "request", op.request);
+      print_body(out, "response", op.response);
+    }
   }
 }
 

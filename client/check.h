@@ -12,6 +12,8 @@ namespace soapbench {
 
 struct OperationCheck {
   Operation operation = Operation::echo_string;
+  std::string name;            // a request file's payload name; empty: to_string(operation)
+  std::string request, response;  // a request file's call: what was sent and what came back
   CallResult result;
   WireBytes wire;              // of the call, HTTP headers included
   std::string server_header;   // empty if the response had none
@@ -30,6 +32,10 @@ struct CheckReport {
 // Throws std::invalid_argument for an unknown kind or a bad URL (as make_client);
 // every failure of the endpoint itself is reported in the result.
 CheckReport check_endpoint(const std::string& url, std::string_view kind, double timeout_s);
+
+// One call of the request file in `options.custom` (raw or curl), its request
+// and response kept for the report.
+CheckReport check_request(const std::string& url, std::string_view kind, const ClientOptions& options);
 
 // A verdict line, then one line per operation, e.g.
 //   check http://127.0.0.1:8080/echo with the curl client: FAILED

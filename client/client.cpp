@@ -18,6 +18,7 @@ std::string_view to_string(Operation op) {
     case Operation::echo_struct: return "echoStruct";
     case Operation::echo_binary: return "echoBinary";
     case Operation::tcp_echo: return "tcpEcho";
+    case Operation::request: return "request";
   }
   return "?";
 }
@@ -27,6 +28,7 @@ std::optional<Operation> parse_operation(std::string_view name) {
   if (name == "echoStruct") return Operation::echo_struct;
   if (name == "echoBinary") return Operation::echo_binary;
   if (name == "tcpEcho") return Operation::tcp_echo;
+  if (name == "request") return Operation::request;  // for the worker plan; --op refuses it (options.cpp)
   return std::nullopt;
 }
 
@@ -94,6 +96,12 @@ std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptio
   if (kind == "tcp") return make_tcp_client(options);
   if (options.operation == Operation::tcp_echo)
     throw std::invalid_argument("tcpEcho is a plain-TCP message: only the tcp client sends it");
+  if ((options.operation == Operation::request) != options.custom.has_value())
+    throw std::invalid_argument("a request file goes with the operation 'request', and only it");
+  if (options.custom && kind != "raw" && kind != "curl")
+    throw std::invalid_argument("the " + std::string(kind) +
+                                " client is a proxy generated from wsdl/echo.wsdl: it cannot send a request file "
+                                "(use --client raw or curl)");
   if (options.operation == Operation::echo_binary && kind != "raw")
     throw std::invalid_argument("echoBinary is implemented by the raw client only, not '" + std::string(kind) + "'");
   if (!is_http_url(options.url))

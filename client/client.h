@@ -13,13 +13,15 @@
 #include <string_view>
 
 #include "payload.h"
+#include "request_file.h"
 
 namespace soapbench {
 
 // The SOAP operations of wsdl/echo.wsdl, and tcpEcho: one message echoed by
 // soapbench-echo-server, which only the "tcp" client sends.
-enum class Operation { echo_string, echo_struct, echo_binary, tcp_echo };
-std::string_view to_string(Operation op);  // "echoString", "echoStruct", "echoBinary", "tcpEcho"
+// `request`: the envelope of a request file (ClientOptions::custom), for any service.
+enum class Operation { echo_string, echo_struct, echo_binary, tcp_echo, request };
+std::string_view to_string(Operation op);  // "echoString", "echoStruct", "echoBinary", "tcpEcho", "request"
 std::optional<Operation> parse_operation(std::string_view name);
 
 enum class FailureKind {
@@ -50,6 +52,10 @@ struct ClientOptions {
   // Not below min_timeout_s(kind).
   double timeout_s = 5;
   bool new_connection = false;  // one TCP connection per request instead of keep-alive
+  // A request file to send instead of the echo contract's request (raw and curl
+  // only), with operation == Operation::request.
+  std::optional<CustomCall> custom;
+  bool keep_response = false;  // keep each response body as it came (last_response(); raw and curl)
 };
 
 struct WireBytes {  // of the last call, HTTP request/status line and headers (tcp: frame header) included
@@ -73,6 +79,8 @@ class EchoClient {
   virtual uint64_t connections_opened() const { return 0; }
   // "HTTP/1.1" or "HTTP/1.0" of the last response; empty when unknown.
   virtual std::string_view http_version() const { return {}; }
+  // The last response body as it came, with ClientOptions::keep_response; else empty.
+  virtual std::string last_response() const { return {}; }
 };
 
 // The shortest timeout a kind honours: 1 us (raw, tcp, gsoap), 1 ms for curl,

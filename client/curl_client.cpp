@@ -53,6 +53,7 @@ class CurlClient final : public EchoClient {
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "curl"; }
+  std::string last_response() const override { return kept_; }
   uint64_t connections_opened() const override { return connections_; }
   std::string_view http_version() const override { return http_version_; }
 
@@ -79,22 +80,27 @@ class CurlClient final : public EchoClient {
   curl_slist* headers_ = nullptr;
   char error_[CURL_ERROR_SIZE] = {};
   std::string request_;  // rendered once; curl sends it in place (CURLOPT_POSTFIELDS)
-  EchoCheck check_;
+  std::unique_ptr<ResponseCheck> check_;
 
   // Reused from call to call so that a steady run does not allocate for them.
   std::string body_;
   std::string server_;
+  std::string kept_;  // keep_response: the body before the check parses it in place
   WireBytes wire_;
 };
 
 CurlClient::CurlClient(const ClientOptions& options)
-    : options_(options), check_(options.operation, options.payload) {
+    : options_(options), check_(make_response_check(options)) {
   init_curl_once();
-  request_ = check_.render_request();
-  headers_ = curl_slist_append(headers_, "Content-Type: text/xml; charset=utf-8");
-  headers_ = curl_slist_append(headers_, options.operation == Operation::echo_string
-                                             ? "SOAPAction: \"urn:soapbench:echo:1#echoString\""
-                                             : "SOAPAction: \"urn:soapbench:echo:1#echoStruct\"");
+  request_ = check_->render_request();
+  if (options.custom) {
+    for (const std::string& h : request_headers(*options.custom)) headers_ = curl_slist_append(headers_, h.c_str());
+  } else {
+    headers_ = curl_slist_append(headers_, "Content-Type: text/xml; charset=utf-8");
+    headers_ = curl_slist_append(headers_, options.operation == Operation::echo_string
+                                               ? "SOAPAction: \"urn:soapbench:echo:1#echoString\""
+                                               : "SOAPAction: \"urn:soapbench:echo:1#echoStruct\"");
+  }
   // curl would wait for "100 Continue" before sending a large body, a round trip
   // no SOAP stack needs; and */* is noise on every request.
   headers_ = curl_slist_append(headers_, "Expect:");
@@ -175,7 +181,8 @@ CallResult CurlClient::call() {
   // transfer decoding (chunk framing is not included).
   wire_.request = static_cast<uint64_t>(request_size);
   wire_.response = static_cast<uint64_t>(header_size) + body_.size();
-  CallResult result = rc == CURLE_OK ? check_.check(status, body_) : map_transfer_error(rc);
+  if (options_.keep_response) kept_ = body_;
+  CallResult result = rc == CURLE_OK ? check_->check(status, body_) : map_transfer_error(rc);
   if (!result.ok && !options_.new_connection) drop_connection();
   return result;
 }

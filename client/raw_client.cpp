@@ -71,6 +71,7 @@ class RawClient final : public EchoClient {
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "raw"; }
+  std::string last_response() const override { return kept_; }
   uint64_t connections_opened() const override { return connections_; }
   std::string_view http_version() const override {
     return !head_.status ? "" : head_.minor_version == 0 ? "HTTP/1.0" : "HTTP/1.1";
@@ -97,7 +98,7 @@ class RawClient final : public EchoClient {
   DeadlineClock::duration rcvtimeo_{};    // SO_RCVTIMEO of the connection; zero = none yet
 
   std::string request_;  // request line, headers and body: rendered once
-  EchoCheck check_;
+  std::unique_ptr<ResponseCheck> check_;
 
   int fd_ = -1;
   bool stale_ = false;  // the connection ended before any byte of the response
@@ -110,17 +111,23 @@ class RawClient final : public EchoClient {
   std::vector<char> in_;  // raw response bytes, head first
   std::string body_;      // the decoded body, parsed in place
   std::string server_;
+  std::string kept_;  // keep_response: the body before the check parses it in place
   uint64_t received_ = 0;  // response bytes of this call
   WireBytes wire_;
 };
 
 RawClient::RawClient(const ClientOptions& options)
-    : options_(options), target_(split_url(options.url)), check_(options.operation, options.payload) {
-  const std::string body = check_.render_request();
-  const std::string action = "\"urn:soapbench:echo:1#" + std::string(to_string(options.operation)) + "\"";
-  request_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority +
-             "\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: " + action +
-             "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+    : options_(options), target_(split_url(options.url)), check_(make_response_check(options)) {
+  const std::string body = check_->render_request();
+  std::string headers;
+  if (options.custom) {
+    for (const std::string& h : request_headers(*options.custom)) headers += h + "\r\n";
+  } else {
+    headers = "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:soapbench:echo:1#" +
+              std::string(to_string(options.operation)) + "\"\r\n";
+  }
+  request_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority + "\r\n" + headers +
+             "Content-Length: " + std::to_string(body.size()) + "\r\n" +
              (options.new_connection ? "Connection: close\r\n" : "") + "\r\n" + body;
 
   addrinfo hints{};
@@ -163,7 +170,8 @@ CallResult RawClient::call() {
     disconnect();
     return std::move(*failed);
   }
-  CallResult result = check_.check(head_.status, body_);
+  if (options_.keep_response) kept_ = body_;
+  CallResult result = check_->check(head_.status, body_);
   if (!result.ok || !head_.keep_alive || options_.new_connection) disconnect();
   return result;
 }

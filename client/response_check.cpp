@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "expectations.h"
 #include "xml_values.h"
 
 namespace soapbench {
-namespace {
 
-}  // namespace
+std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options) {
+  if (options.custom) return std::make_unique<ExpectationCheck>(*options.custom);
+  return std::make_unique<EchoCheck>(options.operation, options.payload);
+}
 
 EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operation_(operation) {
   if (operation == Operation::echo_string) expected_text_ = make_string(payload.string_length);

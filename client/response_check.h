@@ -2,6 +2,7 @@
 // The echo the curl and raw clients expect and their verdict on each reply:
 // both send the same hand-rendered request and read the response body with
 // xml::ResponseReader, so they judge it in one place and report alike.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,13 +12,25 @@
 
 namespace soapbench {
 
+// What a client sends and how it judges the reply: the echo contract's typed
+// check (EchoCheck), or a request file's expectations (expectations.h).
+class ResponseCheck {
+ public:
+  virtual ~ResponseCheck() = default;
+  virtual std::string render_request() const = 0;  // the envelope to POST
+  // `status` is the HTTP status of the reply; `body` may be parsed in place.
+  virtual CallResult check(long status, std::string& body) = 0;
+};
+
+// The check `options` ask for: a request file's expectations when it has one.
+std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options);
+
 // Reuses its buffers from call to call; one per client, not thread-safe.
-class EchoCheck {
+class EchoCheck final : public ResponseCheck {
  public:
   EchoCheck(Operation operation, const PayloadSize& payload);
-  std::string render_request() const;  // the envelope to POST, XML declaration included
-  // `status` is the HTTP status of the reply; `body` is parsed in place.
-  CallResult check(long status, std::string& body);
+  std::string render_request() const override;  // the envelope to POST, XML declaration included
+  CallResult check(long status, std::string& body) override;
 
  private:
   Operation operation_;

@@ -17,6 +17,7 @@
 #include "commands/options.h"
 #include "core/parse.h"
 #include "engine/multi_engine.h"
+#include "expectations.h"
 #include "proc/stacks.h"
 
 namespace soapbench {
@@ -24,6 +25,27 @@ namespace soapbench {
 namespace {
 
 const std::vector<std::string> kServerModes{"iterative", "pool", "per-connection", "loops"};
+
+// --request-file and its companions, on `run` and `check`.
+void add_request_file_options(CLI::App* cmd, RequestFileFlags& f) {
+  cmd->add_option("--request-file", f.file,
+                  "Send this SOAP envelope as the body of every call instead of the echo contract's\n"
+                  "request: any service (raw and curl clients)");
+  cmd->add_option("--soap-action", f.soap_action, "The SOAPAction of --request-file's calls (a URI)");
+  cmd->add_option("--header", f.headers, "'Name: value' added to every call of --request-file (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--soap", f.soap,
+                  "1.1 (text/xml + SOAPAction) or 1.2 (application/soap+xml; action=); default: from the\n"
+                  "envelope's namespace")
+      ->check(CLI::IsMember({"1.1", "1.2"}));
+  cmd->add_option("--expect", f.expect,
+                  "What every response to --request-file must satisfy, else the call is a failure\n"
+                  "(repeatable): echo (the payload's values come back, by element path), xpath:EXPR\n"
+                  "(true passes; names by local-name()), status:CODE, no-fault (the default), contains:TEXT")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
 
 // The options `run` and `compare-stacks` share, registered on either with
 // the config's values as their defaults.
@@ -47,12 +69,53 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_output_options(*cmd, r.label, r.out_dir);
   add_payload_options(*cmd, r.call.client.payload);
   add_criteria_options(*cmd, r.asserts, r.allow_errors);
+  add_request_file_options(cmd, r.request);
   return cmd->add_option("--server-mode", r.server_mode, "Embedded server: iterative, pool, per-connection or loops")
       ->check(CLI::IsMember(kServerModes))
       ->capture_default_str();
 }
 
 }  // namespace
+
+void apply_request_file(const RequestFileFlags& f, CallSpec& call) {
+  if (!f.given()) {
+    if (!f.soap_action.empty()) throw UsageError("--soap-action: only with --request-file");
+    if (!f.headers.empty()) throw UsageError("--header: only with --request-file");
+    if (!f.soap.empty()) throw UsageError("--soap: only with --request-file");
+    if (!f.expect.empty()) throw UsageError("--expect: only with --request-file (the echo contract checks every value)");
+    return;
+  }
+  CustomCall custom;
+  try {
+    custom = load_request_file(f.file, f.soap);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--request-file: ") + e.what());
+  }
+  for (const std::string& h : f.headers) {
+    try {
+      validate_header(h);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--header: ") + e.what());
+    }
+  }
+  for (const std::string& x : f.expect) {
+    try {
+      parse_expectation(x);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--expect: ") + e.what());
+    }
+  }
+  // The header quotes the URI itself; one given already quoted is taken as meant.
+  std::string action = f.soap_action;
+  if (action.size() >= 2 && action.front() == '"' && action.back() == '"') action = action.substr(1, action.size() - 2);
+  if (action.find_first_of("\"\r\n") != std::string::npos)
+    throw UsageError("--soap-action: must not hold a quote or a line break");
+  custom.soap_action = action;
+  custom.headers = f.headers;
+  custom.expect = f.expect;
+  call.client.custom = std::move(custom);
+  call.client.operation = Operation::request;
+}
 
 namespace {
 // What is wrong with a stack name, or "".
@@ -97,6 +160,9 @@ void validate_run(const RunConfig& c) {
     if (c.server_mode_given && c.stack != kEmbeddedStack)
       throw UsageError("--server-mode: only for the embedded server (--stack gsoap), not for --stack " + c.stack);
   }
+  if (c.call.client.custom && c.call.client_kind == "gsoap")
+    throw UsageError("--request-file: the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "
+                     "its operations; use --client raw or curl");
   if (!url.empty()) {
     try {
       ClientOptions options = c.call.client;
@@ -169,6 +235,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       ->excludes(check_url);
   add_client_kind_option(*check, p.check.call.client_kind);
   add_timeout_option(*check, p.check.call.client.timeout_s);
+  add_request_file_options(check, p.check.request);
 
   // ---- compare, plot
   auto* compare = app.add_subcommand("compare", std::string(command_summary("compare")));
@@ -202,17 +269,29 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       p.command = Command::run;
       r.server_mode_given = run_server_mode->count() > 0;
       r.command_line = join_args(argc, argv);
+      r.operations_given = run->get_option("--op")->count() > 0;
+      if (r.request.given() && r.operations_given)
+        throw UsageError("--op: the operations of wsdl/echo.wsdl; --request-file sends its own envelope instead");
+      apply_request_file(r.request, r.call);
+      if (r.request.given()) r.operations = {Operation::request};
       validate_run(r);
     } else if (compare_stacks->parsed()) {
       p.command = Command::compare_stacks;
       cs.run.server_mode_given = cs_server_mode->count() > 0;
       cs.run.command_line = join_args(argc, argv);
       cs.stacks = parse_stack_list(stacks_text);
+      if (cs.run.request.given())
+        throw UsageError("--request-file: compare-stacks drives the echo contract every stack implements");
+      apply_request_file(cs.run.request, cs.run.call);
       validate_run(cs.run);
     } else if (stacks->parsed()) {
       p.command = Command::stacks;
     } else if (check->parsed()) {
       p.command = Command::check;
+      apply_request_file(p.check.request, p.check.call);
+      if (p.check.call.client.custom && p.check.call.client_kind == "gsoap")
+        throw UsageError("--request-file: the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "
+                         "its operations; use --client raw or curl");
       validate_check(p.check);
     } else if (compare->parsed()) {
       p.command = Command::compare;

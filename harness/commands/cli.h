@@ -12,6 +12,21 @@
 
 namespace soapbench {
 
+// --request-file and its companions: a call to any service (client/request_file.h).
+struct RequestFileFlags {
+  std::string file;                  // --request-file: the envelope to send; "" = the echo contract
+  std::string soap_action;           // --soap-action
+  std::vector<std::string> headers;  // --header 'Name: value' (repeatable)
+  std::string soap;                  // --soap 1.1|1.2; "" = from the envelope's namespace
+  std::vector<std::string> expect;   // --expect (repeatable; client/expectations.h)
+  bool given() const { return !file.empty(); }
+};
+
+// Loads the request file into `call` (operation `request`), checking every flag
+// of `flags`; without --request-file, refuses its companions. Throws UsageError
+// naming the flag.
+void apply_request_file(const RequestFileFlags& flags, CallSpec& call);
+
 struct RunConfig {
   // --url (empty = start the embedded soapbench-server), --client, --timeout,
   // --new-connection, --string-length, --items, --payload-size, --binary-bytes
@@ -29,11 +44,14 @@ struct RunConfig {
   std::vector<std::string> asserts;  // --assert: criteria of every step (core/assertions.h)
   bool allow_errors = false;     // --allow-errors: no errors==0 by default
   std::string junit_path;        // --junit FILE: the verdict as JUnit XML (report/junit.h); "" = none
+  RequestFileFlags request;      // --request-file and its companions
+  bool operations_given = false; // --op was on the command line
 };
 
 struct CheckConfig {
   CallSpec call;                      // --url, --client, --timeout
   std::string stack;                  // --stack: start this stack, check it, stop it
+  RequestFileFlags request;           // --request-file and its companions: one call of it
 };
 
 struct CompareConfig {

@@ -32,7 +32,9 @@ namespace {
 
 nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
   nlohmann::json ops = nlohmann::json::array();
-  for (auto op : c.operations) ops.push_back(std::string(to_string(op)));
+  for (auto op : c.operations)
+    ops.push_back(op == Operation::request && c.call.client.custom ? c.call.client.custom->name
+                                                                   : std::string(to_string(op)));
   const ClientOptions& call = c.call.client;
   const LoadSpec& load = c.load;
   return {{"url", call.url.empty() ? "(embedded)" : call.url},
@@ -56,7 +58,17 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
           {"string_length", call.payload.string_length},
           {"items", call.payload.items},
           {"binary_bytes", call.payload.binary_bytes},
-          {"server_mode", call.url.empty() && (c.stack.empty() || c.stack == kEmbeddedStack) ? c.server_mode : ""}};
+          {"server_mode", call.url.empty() && (c.stack.empty() || c.stack == kEmbeddedStack) ? c.server_mode : ""},
+          // A request file (any service): where it came from and how its calls were judged; null otherwise.
+          {"request", call.custom ? nlohmann::json{{"file", call.custom->file},
+                                                   {"operation", call.custom->name},
+                                                   {"soap_version", call.custom->soap_version},
+                                                   {"soap_action", call.custom->soap_action},
+                                                   {"headers", call.custom->headers},
+                                                   {"expect", call.custom->expect.empty()
+                                                                  ? std::vector<std::string>{"no-fault"}
+                                                                  : call.custom->expect}}
+                                  : nlohmann::json(nullptr)}};
 }
 
 // client->call() on a thread of its own, so that an interrupt ends the wait
@@ -88,7 +100,8 @@ std::string probe(const RunConfig& c, const std::string& url, std::ostream& out,
       throw std::runtime_error(fmt::format("cannot reach {}: {}", url, r.detail));
     if (!r.ok)
       out << fmt::format("warning: the first {} call failed ({}: {}); the run counts such failures\n",
-                         to_string(op), to_string(r.kind), r.detail);
+                         op == Operation::request ? c.call.client.custom->name : std::string(to_string(op)),
+                         to_string(r.kind), r.detail);
     if (server_header.empty()) server_header = client->server_header();
   }
   return server_header;

@@ -32,7 +32,8 @@ std::vector<Operation> parse_operations(const std::string& text) {
   std::vector<Operation> ops;
   for (const auto& name : split_list(text)) {
     const auto op = parse_operation(name);
-    if (!op) throw std::invalid_argument("unknown operation '" + name + "' (echoString, echoStruct)");
+    if (!op || *op == Operation::request)  // "request" is what --request-file sends
+      throw std::invalid_argument("unknown operation '" + name + "' (echoString, echoStruct)");
     if (std::find(ops.begin(), ops.end(), *op) == ops.end()) ops.push_back(*op);
   }
   return ops;

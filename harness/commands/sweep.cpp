@@ -67,12 +67,12 @@ int parse_sweep(int argc, const char* const* argv, SweepConfig& c, std::ostream&
     return usage("--tcp-stats-url: expected http://host:port/stats, got '" + c.tcp_stats_url + "'");
   try {
     if (!c.url.empty())
-      make_client("raw", ClientOptions{c.url, Operation::echo_binary, {}, c.timeout_s, false});
+      make_client("raw", ClientOptions{c.url, Operation::echo_binary, {}, c.timeout_s, false, {}});
   } catch (const std::invalid_argument& e) {
     return usage(std::string("--url: ") + e.what());
   }
   try {
-    if (!c.tcp_url.empty()) make_client("tcp", ClientOptions{c.tcp_url, Operation::tcp_echo, {}, c.timeout_s, false});
+    if (!c.tcp_url.empty()) make_client("tcp", ClientOptions{c.tcp_url, Operation::tcp_echo, {}, c.timeout_s, false, {}});
   } catch (const std::invalid_argument& e) {
     return usage(std::string("--tcp-url: ") + e.what());
   }
@@ -184,13 +184,13 @@ int sweep_command(const SweepConfig& c, std::ostream& out, std::ostream& err) {
       if (interrupt.interrupted()) break;
       PayloadSize payload;
       payload.data_bytes = bytes;
-      auto soap = make_client("raw", ClientOptions{soap_url, Operation::echo_binary, payload, c.timeout_s, false});
+      auto soap = make_client("raw", ClientOptions{soap_url, Operation::echo_binary, payload, c.timeout_s, false, {}});
       const CallResult probe = soap->call();
       if (!probe.ok && probe.kind == FailureKind::connect)
         throw std::runtime_error(fmt::format("cannot reach {}: {}", soap_url, probe.detail));
       soap_ops.push_back({sweep_operation("echoBinary", bytes), {measure(*soap, bytes, c, soap_stats ? soap_url : "", interrupt)}});
       if (interrupt.interrupted()) break;
-      auto tcp = make_client("tcp", ClientOptions{tcp_url, Operation::tcp_echo, payload, c.timeout_s, false});
+      auto tcp = make_client("tcp", ClientOptions{tcp_url, Operation::tcp_echo, payload, c.timeout_s, false, {}});
       tcp_ops.push_back({sweep_operation("tcpEcho", bytes), {measure(*tcp, bytes, c, tcp_stats, interrupt)}});
       const StepResult &s = soap_ops.back().steps[0], &t = tcp_ops.back().steps[0];
       out << fmt::format("{:>10} B  SOAP {:.3f} ms  TCP {:.3f} ms per call\n", bytes, s.latency.mean() * 1e3,

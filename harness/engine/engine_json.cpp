@@ -17,6 +17,8 @@ using namespace json_fields;
 // The parts of the messages, found by ADL from the records that hold them.
 void to_json(json& j, const PayloadSize& v);
 void from_json(const json& j, PayloadSize& v);
+void to_json(json& j, const CustomCall& v);
+void from_json(const json& j, CustomCall& v);
 void to_json(json& j, const ClientOptions& v);
 void from_json(const json& j, ClientOptions& v);
 void to_json(json& j, const CallSpec& v);
@@ -37,6 +39,11 @@ namespace {
 constexpr auto kPayloadFields = std::make_tuple(
     field("string_length", &PayloadSize::string_length), field("items", &PayloadSize::items),
     field("binary_bytes", &PayloadSize::binary_bytes), field("data_bytes", &PayloadSize::data_bytes));
+
+constexpr auto kCustomFields = std::make_tuple(
+    field("file", &CustomCall::file), field("name", &CustomCall::name), field("envelope", &CustomCall::envelope),
+    field("soap_version", &CustomCall::soap_version), field("soap_action", &CustomCall::soap_action),
+    field("headers", &CustomCall::headers), field("expect", &CustomCall::expect));
 
 constexpr auto kClientFields = std::make_tuple(
     field("url", &ClientOptions::url), field("operation", &ClientOptions::operation),
@@ -87,8 +94,19 @@ T read_message(const json& j, const Fields& fields) {
 
 void to_json(json& j, const PayloadSize& v) { write_fields(j, v, kPayloadFields); }
 void from_json(const json& j, PayloadSize& v) { read_fields(j, v, kPayloadFields); }
-void to_json(json& j, const ClientOptions& v) { write_fields(j, v, kClientFields); }
-void from_json(const json& j, ClientOptions& v) { read_fields(j, v, kClientFields); }
+void to_json(json& j, const CustomCall& v) { write_fields(j, v, kCustomFields); }
+void from_json(const json& j, CustomCall& v) { read_fields(j, v, kCustomFields); }
+void to_json(json& j, const ClientOptions& v) {
+  write_fields(j, v, kClientFields);
+  j["custom"] = v.custom ? json(*v.custom) : json(nullptr);  // a request file, or null
+}
+void from_json(const json& j, ClientOptions& v) {
+  read_fields(j, v, kClientFields);
+  const auto it = j.find("custom");
+  if (it == j.end()) throw FieldError("custom", "missing field");
+  if (it->is_null()) v.custom.reset();
+  else v.custom = it->get<CustomCall>();
+}
 void to_json(json& j, const CallSpec& v) { write_fields(j, v, kCallFields); }
 void from_json(const json& j, CallSpec& v) { read_fields(j, v, kCallFields); }
 void to_json(json& j, const EngineInterval& v) { write_fields(j, v, kIntervalFields); }

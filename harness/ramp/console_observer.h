@@ -22,6 +22,7 @@ class ConsoleObserver : public RampObserver {
   std::ostream& out_;
   bool live_lines_;
   LiveLines lines_;
+  std::string name_;  // the running step's operation (RampPlan::name_of)
 };
 
 }  // namespace soapbench

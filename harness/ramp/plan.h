@@ -23,6 +23,12 @@ struct RampPlan {
   // its CPU comes from /proc instead. 0 = none.
   pid_t server_process_group = 0;
   bool same_host = true;         // the server shares this host's cores (CPU warning)
+
+  // An operation's name in tables and results: a request file's payload element
+  // for Operation::request, else the contract's name.
+  std::string name_of(Operation op) const {
+    return op == Operation::request && call.client.custom ? call.client.custom->name : std::string(to_string(op));
+  }
 };
 
 // Client `client` (0-based) of a step of `step.clients`: the step's rate shared

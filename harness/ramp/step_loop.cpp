@@ -256,7 +256,7 @@ RampOutcome run_ramp(const RampPlan& plan, Fleet& fleet, RampObserver& observer,
   bool first = true;
   bool going = true;
   for (const Operation op : plan.operations) {
-    OperationResult result{std::string(to_string(op)), {}};
+    OperationResult result{plan.name_of(op), {}};
     for (const StepLoad load : plan.load.steps()) {
       if (interrupt.interrupted()) outcome.interrupted = true;
       going = fleet.begin_step(!outcome.interrupted && outcome.error.empty());

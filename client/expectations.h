@@ -1,0 +1,64 @@
+#pragma once
+// What every response to a request file must satisfy (--expect), checked on
+// every call: a response that fails one is a failed call of the kind that says
+// why (http_status, soap_fault, mismatch, read), never a silent success.
+//   echo           the response payload's elements and values equal the request's,
+//                  by element path (local names below the payload element) and text:
+//                  prefixes, namespaces and the payload element's own name are
+//                  ignored, which is what any echo service returns; not a Fault
+//   xpath:EXPR     pugixml's XPath 1.0 over the response; true passes (no namespace
+//                  axes: match names with local-name())
+//   status:CODE    the HTTP status is CODE (without it: any 2xx)
+//   no-fault       the Body is no SOAP Fault (the default when no --expect is given)
+//   contains:TEXT  the response body holds TEXT, byte for byte
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pugixml.hpp>
+
+#include "request_file.h"
+#include "response_check.h"
+
+namespace soapbench {
+
+struct Expectation {
+  enum class Kind { echo, xpath, status, no_fault, contains };
+  Kind kind = Kind::no_fault;
+  std::string text;  // the XPath or the TEXT as given; for status, the code
+  long status = 0;
+};
+
+// Throws std::invalid_argument saying what is wrong (a bad XPath: where).
+Expectation parse_expectation(const std::string& text);
+
+// One per client; reuses its document and buffers. Throws std::invalid_argument
+// for a bad expectation.
+class ExpectationCheck final : public ResponseCheck {
+ public:
+  explicit ExpectationCheck(const CustomCall& call);
+  std::string render_request() const override { return envelope_; }
+  CallResult check(long status, std::string& body) override;
+
+ private:
+  struct Leaf {
+    std::string path;  // "item/varString": local names below the payload element
+    std::string text;
+    bool operator==(const Leaf&) const = default;
+  };
+  // The payload element of a parsed envelope, or an empty node.
+  static pugi::xml_node payload_of(const pugi::xml_document& doc, pugi::xml_node* body);
+  static void leaves(pugi::xml_node payload, std::vector<Leaf>& out);
+
+  std::string envelope_;
+  std::vector<Expectation> expect_;
+  std::vector<pugi::xpath_query> queries_;  // one per xpath expectation, in order
+  std::vector<Leaf> sent_;                  // the request's leaves, for echo
+  bool need_xml_ = false;
+  bool no_fault_ = false;
+  const Expectation* status_ = nullptr;     // into expect_
+  pugi::xml_document doc_;
+  std::vector<Leaf> got_;
+};
+
+}  // namespace soapbench
