@@ -98,6 +98,9 @@ void PrintTo(const BadFlag& f, std::ostream* os) {
   for (size_t i = 0; i < f.args.size(); ++i) *os << (i ? " " : "") << f.args[i];
 }
 
+// A SOAP 1.1 envelope of the echo contract, as any service's request file.
+const std::string kRequest = std::string(SOAPBENCH_SOURCE_DIR) + "/wsdl/examples/echoString-request.xml";
+
 class DriverCliBadFlag : public testing::TestWithParam<BadFlag> {};
 
 TEST_P(DriverCliBadFlag, ExitsTwoNamingTheFlag) {
@@ -127,6 +130,18 @@ INSTANTIATE_TEST_SUITE_P(
                     BadFlag{{"run", "--rate", "100,200", "--clients", "1,2"}, "--rate"},
                     BadFlag{{"run", "--wait", "soon"}, "--wait"},
                     BadFlag{{"run", "--runs", "0"}, "--runs"},
+                    BadFlag{{"run", "--request-file", "/nonexistent.xml"}, "--request-file: /nonexistent.xml"},
+                    BadFlag{{"run", "--request-file", kRequest, "--op", "echoString"}, "--op"},
+                    BadFlag{{"run", "--request-file", kRequest, "--client", "gsoap"}, "--request-file"},
+                    BadFlag{{"run", "--request-file", kRequest, "--expect", "xpath:count("}, "--expect"},
+                    BadFlag{{"run", "--request-file", kRequest, "--expect", "same"}, "--expect"},
+                    BadFlag{{"run", "--request-file", kRequest, "--header", "no colon"}, "--header"},
+                    BadFlag{{"run", "--request-file", kRequest, "--soap", "2.0"}, "--soap"},
+                    BadFlag{{"run", "--request-file", kRequest, "--soap", "1.2"}, "--request-file"},
+                    BadFlag{{"run", "--soap-action", "urn:x"}, "--soap-action"},
+                    BadFlag{{"run", "--expect", "echo"}, "--expect"},
+                    BadFlag{{"check", "--url", "http://127.0.0.1:9/", "--header", "X: y"}, "--header"},
+                    BadFlag{{"compare-stacks", "--request-file", kRequest}, "--request-file"},
                     BadFlag{{"run", "--connections-per-client", "0"}, "--connections-per-client"},
                     BadFlag{{"run", "--connections-per-client", "many"}, "--connections-per-client"},
                     BadFlag{{"run", "--connections-per-client", "2", "--client", "gsoap"},

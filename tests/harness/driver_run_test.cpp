@@ -90,6 +90,63 @@ TEST_P(DriverRamp, EmbeddedServerCountsMatchTheResultsFile) {
 INSTANTIATE_TEST_SUITE_P(Clients, DriverRamp, testing::Values("raw", "gsoap", "curl"),
                          [](const auto& param_info) { return param_info.param; });
 
+// --request-file: any envelope, judged by --expect on every call.
+TEST(DriverRequestFile, AnEchoedEnvelopePassesAndAWrongExpectationFailsEveryCall) {
+  const std::string request = std::string(SOAPBENCH_SOURCE_DIR) + "/wsdl/examples/echoStruct-request.xml";
+  test::TempDir dir;
+  for (const std::string client : {"raw", "curl"}) {
+    SCOPED_TRACE(client);
+    Program good(run_args({"--client", client, "--request-file", request, "--soap-action",
+                           "urn:soapbench:echo:1#echoStruct", "--expect", "echo", "--expect",
+                           "xpath:count(//*[local-name()='item'])=1", "--clients", "2", "--requests", "100",
+                           "--warmup", "0", "--interval", "0"},
+                          dir));
+    ASSERT_EQ(good.wait(60s), 0) << good.out() << good.err();
+    const RunRecord ok = results_of(good);
+    ASSERT_EQ(ok.operations.size(), 1u);
+    EXPECT_EQ(ok.operations[0].operation, "echoStruct") << "named by the payload element";
+    const StepResult& step = ok.operations[0].steps.at(0);
+    EXPECT_EQ(step.requests, 200u);
+    EXPECT_EQ(step.failures.total(), 0u);
+    const auto& options = ok.context.options.at("request");
+    EXPECT_EQ(options.at("file"), request);
+    EXPECT_EQ(options.at("soap_action"), "urn:soapbench:echo:1#echoStruct");
+    EXPECT_EQ(options.at("expect").size(), 2u);
+
+    Program wrong(run_args({"--client", client, "--request-file", request, "--expect", "contains:<NoSuchElement",
+                            "--clients", "2", "--requests", "20", "--warmup", "0", "--interval", "0"},
+                           dir));
+    ASSERT_EQ(wrong.wait(60s), 1) << wrong.out() << wrong.err();
+    const StepResult& bad = results_of(wrong).operations.at(0).steps.at(0);
+    EXPECT_EQ(bad.requests, 0u);
+    EXPECT_EQ(bad.failures.mismatch, 40u) << wrong.out();
+    EXPECT_NE(wrong.out().find("first failure: mismatch: contains:<NoSuchElement: not in the response"),
+              std::string::npos)
+        << wrong.out();
+  }
+}
+
+TEST(DriverRequestFile, CheckShowsTheRequestAndTheResponse) {
+  ServerProcess server(test::bin_path("soapbench-server"), "per-connection");
+  const std::string request = std::string(SOAPBENCH_SOURCE_DIR) + "/wsdl/examples/echoString-request.xml";
+  std::string out, err;
+  ASSERT_EQ(test::run_program({test::bin_path("soapbench"), "check", "--url", server.url(), "--request-file", request,
+                               "--expect", "echo"},
+                              &out, &err),
+            0)
+      << out << err;
+  EXPECT_NE(out.find("  echoString  ok"), std::string::npos) << out;
+  EXPECT_NE(out.find("  request (1604 bytes):"), std::string::npos) << out;
+  EXPECT_NE(out.find("  response ("), std::string::npos) << out;
+  EXPECT_NE(out.find("echoStringResponse"), std::string::npos) << out;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "check", "--url", server.url(), "--request-file", request,
+                               "--expect", "status:201"},
+                              &out, &err),
+            1)
+      << out << err;
+  EXPECT_NE(out.find("http_status HTTP 200, expected status:201"), std::string::npos) << out;
+}
+
 // --connections-per-client: each client process keeps several connections on one
 // event loop; the server's count still equals every call the clients made.
 class DriverConnections : public testing::TestWithParam<std::string> {};

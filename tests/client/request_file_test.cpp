@@ -1,0 +1,176 @@
+// Request files and expectations without a network: what a file must be, what
+// each --expect accepts and refuses, and its verdict on handcrafted responses.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+
+#include "expectations.h"
+#include "request_file.h"
+
+namespace soapbench {
+namespace {
+
+const std::string kSoap11 = "http://schemas.xmlsoap.org/soap/envelope/";
+const std::string kSoap12 = "http://www.w3.org/2003/05/soap-envelope";
+
+std::string envelope(const std::string& ns, const std::string& payload) {
+  return "<?xml version=\"1.0\"?>\n<s:Envelope xmlns:s=\"" + ns + "\">\n<s:Body>" + payload + "</s:Body></s:Envelope>";
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text)
+      : path_(std::filesystem::temp_directory_path() / ("soapbench-request-" + std::to_string(getpid()) + "-" +
+                                                        std::to_string(counter_++) + ".xml")) {
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+std::string error_of(const std::string& text, const std::string& soap = "") {
+  const TempFile f(text);
+  try {
+    load_request_file(f.path(), soap);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RequestFile, NamesTheCallByItsPayloadAndDetectsTheSoapVersion) {
+  const TempFile f11(envelope(kSoap11, "<m:getQuote xmlns:m=\"urn:q\"><m:symbol>X</m:symbol></m:getQuote>"));
+  const CustomCall c = load_request_file(f11.path());
+  EXPECT_EQ(c.name, "getQuote");
+  EXPECT_EQ(c.soap_version, "1.1");
+  EXPECT_EQ(c.file, f11.path());
+  const TempFile f12(envelope(kSoap12, "<order xmlns=\"urn:o\"/>"));
+  EXPECT_EQ(load_request_file(f12.path()).soap_version, "1.2");
+  EXPECT_EQ(load_request_file(f12.path(), "1.2").name, "order");
+}
+
+TEST(RequestFile, RefusesWhatIsNotAnEnvelopeWithTheFileAndLine) {
+  EXPECT_NE(error_of("<a>\n<b>\n</a>").find(": line 3: not well-formed XML"), std::string::npos)
+      << error_of("<a>\n<b>\n</a>");
+  EXPECT_NE(error_of("<?xml version=\"1.0\"?>\n<html/>").find("line 2: the root element <html> is not a SOAP"),
+            std::string::npos);
+  EXPECT_NE(error_of("<s:Envelope xmlns:s=\"" + kSoap11 + "\"/>").find("no Body"), std::string::npos);
+  EXPECT_NE(error_of(envelope(kSoap11, "")).find("the Body holds no element"), std::string::npos);
+  EXPECT_NE(error_of("").find("is empty"), std::string::npos);
+  EXPECT_NE(error_of(envelope(kSoap11, "<x/>"), "1.2").find("is SOAP 1.1, not the 1.2 of --soap"), std::string::npos);
+  try {
+    load_request_file("/nonexistent/request.xml");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/request.xml: cannot be read");
+  }
+}
+
+TEST(RequestFile, HeadersFollowTheSoapVersion) {
+  CustomCall c;
+  c.soap_action = "urn:q#get";
+  c.headers = {"X-Trace: 1"};
+  EXPECT_EQ(request_headers(c), (std::vector<std::string>{"Content-Type: text/xml; charset=utf-8",
+                                                         "SOAPAction: \"urn:q#get\"", "X-Trace: 1"}));
+  c.soap_version = "1.2";
+  EXPECT_EQ(request_headers(c), (std::vector<std::string>{
+                                    "Content-Type: application/soap+xml; charset=utf-8; action=\"urn:q#get\"",
+                                    "X-Trace: 1"}));
+  EXPECT_NO_THROW(validate_header("Authorization: Basic eA=="));
+  EXPECT_THROW(validate_header("no colon"), std::invalid_argument);
+  EXPECT_THROW(validate_header("Bad Name: v"), std::invalid_argument);
+  EXPECT_THROW(validate_header("X: a\r\nInjected: b"), std::invalid_argument);
+}
+
+TEST(Expectations, EachFormParsesAndABadOneSaysWhy) {
+  EXPECT_EQ(parse_expectation("echo").kind, Expectation::Kind::echo);
+  EXPECT_EQ(parse_expectation("no-fault").kind, Expectation::Kind::no_fault);
+  EXPECT_EQ(parse_expectation("status:500").status, 500);
+  EXPECT_EQ(parse_expectation("contains:ok").text, "ok");
+  EXPECT_EQ(parse_expectation("xpath:count(//a)=1").text, "count(//a)=1");
+  auto why = [](const std::string& t) {
+    try {
+      parse_expectation(t);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(why("xpath:count(").find("xpath:count(: "), std::string::npos) << why("xpath:count(");
+  EXPECT_NE(why("status:20x").find("not an HTTP status code"), std::string::npos);
+  EXPECT_NE(why("status:99").find("not an HTTP status code"), std::string::npos);
+  EXPECT_NE(why("contains:").find("needs the text"), std::string::npos);
+  EXPECT_NE(why("equal").find("'equal' is not echo, no-fault"), std::string::npos);
+}
+
+CustomCall call_with(const std::string& payload, std::vector<std::string> expect) {
+  CustomCall c;
+  c.envelope = envelope(kSoap11, payload);
+  c.expect = std::move(expect);
+  return c;
+}
+
+CallResult verdict(ExpectationCheck& check, long status, std::string body) { return check.check(status, body); }
+
+TEST(Expectations, EchoComparesPathsAndValuesNotPrefixesOrTheWrapper) {
+  ExpectationCheck check(call_with("<m:put xmlns:m=\"urn:a\"><m:item><m:id>7</m:id><m:name>x &amp; y</m:name></m:item>"
+                                   "<m:note>n</m:note></m:put>",
+                                   {"echo"}));
+  // Other prefixes, a default namespace, another wrapper name: the same values.
+  EXPECT_TRUE(verdict(check, 200,
+                      envelope(kSoap11, "<putResponse xmlns=\"urn:b\"><item><id>7</id><name>x &amp; y</name></item>"
+                                        "<note>n</note></putResponse>"))
+                  .ok);
+  const CallResult changed =
+      verdict(check, 200, envelope(kSoap11, "<r><item><id>8</id><name>x &amp; y</name></item><note>n</note></r>"));
+  EXPECT_FALSE(changed.ok);
+  EXPECT_EQ(changed.kind, FailureKind::mismatch);
+  EXPECT_EQ(changed.detail, "echo: item/id sent '7', got item/id '8'");
+  const CallResult missing = verdict(check, 200, envelope(kSoap11, "<r><item><id>7</id><name>x &amp; y</name></item></r>"));
+  EXPECT_EQ(missing.detail, "echo: 3 values sent, 2 echoed");
+  const CallResult fault =
+      verdict(check, 500, envelope(kSoap11, "<s:Fault><faultcode>s:Server</faultcode><faultstring>boom</faultstring></s:Fault>"));
+  EXPECT_EQ(fault.kind, FailureKind::soap_fault);
+  EXPECT_EQ(fault.detail, "boom");
+}
+
+TEST(Expectations, ASimpleContentPayloadIsComparedByItsText) {
+  ExpectationCheck check(call_with("<ping xmlns=\"urn:p\">hello</ping>", {"echo"}));
+  EXPECT_TRUE(verdict(check, 200, envelope(kSoap11, "<pong>hello</pong>")).ok);
+  EXPECT_FALSE(verdict(check, 200, envelope(kSoap11, "<pong>hellO</pong>")).ok);
+}
+
+TEST(Expectations, XpathStatusContainsAndTheDefaultNoFault) {
+  ExpectationCheck xpath(call_with("<q/>", {"xpath:count(//*[local-name()='item'])=2"}));
+  EXPECT_TRUE(verdict(xpath, 200, envelope(kSoap11, "<r><item/><item/></r>")).ok);
+  const CallResult one = verdict(xpath, 200, envelope(kSoap11, "<r><item/></r>"));
+  EXPECT_EQ(one.kind, FailureKind::mismatch);
+  EXPECT_EQ(one.detail, "xpath:count(//*[local-name()='item'])=2 is false");
+
+  ExpectationCheck status(call_with("<q/>", {"status:500", "contains:boom"}));
+  EXPECT_TRUE(verdict(status, 500, envelope(kSoap11, "<s:Fault><faultstring>boom</faultstring></s:Fault>")).ok);
+  EXPECT_EQ(verdict(status, 200, envelope(kSoap11, "<r>boom</r>")).kind, FailureKind::http_status);
+  EXPECT_EQ(verdict(status, 500, "no").detail, "contains:boom: not in the response");
+
+  ExpectationCheck plain(call_with("<q/>", {}));  // no --expect: no-fault, and a 2xx
+  EXPECT_TRUE(verdict(plain, 200, envelope(kSoap11, "<r/>")).ok);
+  EXPECT_EQ(verdict(plain, 200, envelope(kSoap11, "<s:Fault><faultstring>f</faultstring></s:Fault>")).kind,
+            FailureKind::soap_fault);
+  EXPECT_EQ(verdict(plain, 503, "busy").kind, FailureKind::http_status);
+  EXPECT_EQ(verdict(plain, 200, "not xml").kind, FailureKind::read);
+  // SOAP 1.2: the Fault's reason is Reason/Text.
+  EXPECT_EQ(verdict(plain, 400, envelope(kSoap12, "<s:Fault><s:Reason><s:Text>bad</s:Text></s:Reason></s:Fault>"))
+                .detail,
+            "bad");
+}
+
+}  // namespace
+}  // namespace soapbench
