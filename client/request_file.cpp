@@ -1,5 +1,6 @@
 #include "request_file.h"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -88,6 +89,13 @@ void validate_header(const std::string& header) {
   }
   if (header.find_first_of("\r\n") != std::string::npos)
     throw std::invalid_argument("a header value must not hold a line break");
+  // What the client writes itself: a second copy would make the request ambiguous.
+  std::string name = header.substr(0, colon);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name == "host" || name == "content-length" || name == "transfer-encoding" || name == "connection")
+    throw std::invalid_argument(header.substr(0, colon) + " is set by the client itself");
+  if (name == "content-type") throw std::invalid_argument("Content-Type follows --soap 1.1|1.2");
+  if (name == "soapaction") throw std::invalid_argument("SOAPAction is set by --soap-action");
 }
 
 }  // namespace soapbench

@@ -108,6 +108,16 @@ Config parse_args(int argc, char** argv, int& exit_code) {
       ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
   app.add_option("--max-connections", c.max_connections, "Open connections beyond this are refused")
       ->check(CLI::Range(1u, 1000000u))->capture_default_str();
+  app.add_option("--public-url", c.public_url,
+                 "The endpoint ?wsdl advertises (behind a proxy: https://proxy.example/soap/echo); default: the\n"
+                 "Host header and path the client used")
+      ->check([](const std::string& u) -> std::string {
+        const bool scheme = u.rfind("http://", 0) == 0 || u.rfind("https://", 0) == 0;
+        if (!scheme || u.size() <= 8) return "'" + u + "' is not an http:// or https:// URL";
+        if (u.find_first_of(" \t\r\n\"'<>&") != std::string::npos)
+          return "'" + u + "' holds a space, quote, <, > or &";
+        return "";
+      });
   app.add_option("--delay", c.delay_s,
                  "Answer each request this much later (e.g. 10ms; the serving thread waits): a server of "
                  "known capacity for tests (pool mode, 4 threads, 10ms: at most 400 requests/s)")

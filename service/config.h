@@ -37,6 +37,10 @@ struct Config {
   // and 10 ms serves at most 400 requests/s. 0 = answer at once.
   double delay_s = 0;
   bool quiet = false;              // no progress lines and no summary (tests)
+  // The endpoint GET ?wsdl advertises, for a server behind a proxy; "" = the
+  // address the client used (its Host header), so a client built from the WSDL
+  // calls this server whatever its port.
+  std::string public_url;
 };
 
 // Parses argv into a Config. exit_code is -1 when the server should run; 0 after

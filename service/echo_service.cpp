@@ -1,5 +1,6 @@
 #include "echo_service.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <strings.h>
@@ -91,6 +92,47 @@ int request_read(struct soap* s) {
   return SOAP_OK;
 }
 
+// The contract with its soap:address set to where this server was reached:
+// --public-url, else "http://" + the request's Host header + the endpoint path,
+// else (no usable Host) this socket's own address. A Host of other characters
+// than a host name, an IP literal and a port is not reflected: the WSDL is XML.
+std::string advertised_wsdl(struct soap* s, const Config& config) {
+  std::string address = config.public_url;
+  if (address.empty()) {
+    Connection* c = self(s).connection();
+    const std::string_view host = c ? std::string_view(c->framer().head().host) : std::string_view();
+    const bool usable = !host.empty() && host.size() <= 255 &&
+                        host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_") ==
+                            std::string_view::npos;
+    if (usable) {
+      address = "http://" + std::string(host) + kEndpointPath;
+    } else {
+      sockaddr_storage a{};
+      socklen_t len = sizeof a;
+      char ip[64] = "127.0.0.1";
+      uint16_t port = 0;
+      if (getsockname(s->socket, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+        if (a.ss_family == AF_INET6) {
+          const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
+          ip[0] = '[';
+          inet_ntop(AF_INET6, &v6->sin6_addr, ip + 1, sizeof ip - 2);
+          std::strcat(ip, "]");
+          port = ntohs(v6->sin6_port);
+        } else {
+          const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
+          inet_ntop(AF_INET, &v4->sin_addr, ip, sizeof ip);
+          port = ntohs(v4->sin_port);
+        }
+      }
+      address = "http://" + std::string(ip) + ":" + std::to_string(port) + kEndpointPath;
+    }
+  }
+  std::string wsdl = kWsdlText;
+  constexpr std::string_view kCommitted = "http://127.0.0.1:8080/echo";  // wsdl/echo.wsdl's soap:address
+  if (const size_t at = wsdl.find(kCommitted); at != std::string::npos) wsdl.replace(at, kCommitted.size(), address);
+  return wsdl;
+}
+
 // GET /echo?wsdl serves the contract, GET /stats the counters, anything else is 404.
 int http_get(struct soap* s) {
   EchoService& e = self(s);
@@ -99,7 +141,8 @@ int http_get(struct soap* s) {
   const std::string_view endpoint = kEndpointPath;
   const bool at_endpoint = path.substr(0, endpoint.size()) == endpoint;
   const std::string_view query = at_endpoint ? path.substr(endpoint.size()) : "";
-  if (query == "?wsdl" || query == "?WSDL") return send_body(s, "text/xml; charset=utf-8", kWsdlText);
+  if (query == "?wsdl" || query == "?WSDL")
+    return send_body(s, "text/xml; charset=utf-8", advertised_wsdl(s, e.config()));
   if (path == "/stats") return send_body(s, "application/json", stats_json(e.stats(), e.config()));
   return 404;
 }

@@ -195,6 +195,7 @@ RequestFramer::State RequestFramer::parse_field(std::string_view line) {
   if (iequals(name, "Host")) {
     if (has_host_) return fail(400, "Bad request: more than one Host header");
     has_host_ = true;
+    head_.host.assign(value);
   }
   head_.passed_fields.append(name).append(": ").append(value).append("\r\n");
   return State::need_more;

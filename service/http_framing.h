@@ -32,6 +32,7 @@ struct HttpHead {
   bool gzip = false;         // Content-Encoding: gzip (decoded before gSOAP sees the body)
   bool chunked = false;
   uint64_t content_length = 0;  // when not chunked
+  std::string host;          // the Host header's value; empty without one (HTTP/1.0)
   // The header fields gSOAP may see (SOAPAction, Content-Type, Connection, ...):
   // every field line except the framing ones (Content-Length, Transfer-Encoding,
   // Content-Encoding, Expect, Trailer), each followed by CRLF.

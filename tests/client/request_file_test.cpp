@@ -88,6 +88,10 @@ TEST(RequestFile, HeadersFollowTheSoapVersion) {
   EXPECT_THROW(validate_header("no colon"), std::invalid_argument);
   EXPECT_THROW(validate_header("Bad Name: v"), std::invalid_argument);
   EXPECT_THROW(validate_header("X: a\r\nInjected: b"), std::invalid_argument);
+  // What the client writes itself may not come twice.
+  for (const char* h : {"Host: evil", "content-length: 5", "Transfer-Encoding: chunked", "Connection: close",
+                        "Content-Type: text/plain", "SOAPAction: x"})
+    EXPECT_THROW(validate_header(h), std::invalid_argument) << h;
 }
 
 TEST(Expectations, EachFormParsesAndABadOneSaysWhy) {

@@ -21,15 +21,42 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-TEST_P(HttpGet, WsdlIsTheContractByteForByte) {
-  const std::string contract = read_file(std::string(SOAPBENCH_SOURCE_DIR) + "/wsdl/echo.wsdl");
+// wsdl/echo.wsdl's soap:address, which the server replaces by where it was reached.
+constexpr std::string_view kCommittedAddress = "http://127.0.0.1:8080/echo";
+
+std::string contract_at(const std::string& address) {
+  std::string contract = read_file(std::string(SOAPBENCH_SOURCE_DIR) + "/wsdl/echo.wsdl");
+  const size_t at = contract.find(kCommittedAddress);
+  if (at != std::string::npos) contract.replace(at, kCommittedAddress.size(), address);
+  return contract;
+}
+
+std::string wsdl_with_host(uint16_t port, const std::string& host) {
+  const auto r = exchange_once(port, "GET /echo?wsdl HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+  return r.outcome == ReadResult::Outcome::response && r.response.status == 200 ? r.response.body : r.describe();
+}
+
+TEST_P(HttpGet, WsdlIsTheContractAtTheAddressTheClientUsed) {
+  const std::string contract = contract_at("http://127.0.0.1/echo");  // http_get sends Host: 127.0.0.1
   ASSERT_GT(contract.size(), 1000u) << "wsdl/echo.wsdl not found under " << SOAPBENCH_SOURCE_DIR;
   const auto r = exchange_once(server.port(), http_get("/echo?wsdl", false));
   ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
   EXPECT_EQ(r.response.status, 200);
   EXPECT_TRUE(r.response.header("Content-Type").starts_with("text/xml")) << r.response.header("Content-Type");
-  EXPECT_EQ(r.response.body.size(), contract.size());
-  EXPECT_TRUE(r.response.body == contract) << "the served WSDL differs from wsdl/echo.wsdl";
+  EXPECT_TRUE(r.response.body == contract) << "the served WSDL differs from wsdl/echo.wsdl at its address";
+  // A foreign Host and port are reflected, so a client built from the WSDL calls back there.
+  EXPECT_EQ(wsdl_with_host(server.port(), "soap.example.test:18080"),
+            contract_at("http://soap.example.test:18080/echo"));
+  EXPECT_EQ(wsdl_with_host(server.port(), "[::1]:9"), contract_at("http://[::1]:9/echo"));
+  // A Host that is no host name is not reflected into the XML: the server's own address instead.
+  const std::string own = "http://127.0.0.1:" + std::to_string(server.port()) + "/echo";
+  EXPECT_EQ(wsdl_with_host(server.port(), "x\"/><evil a=\""), contract_at(own));
+}
+
+TEST(HttpGetPublicUrl, WsdlAdvertisesThePublicUrlBehindAProxy) {
+  ServerProcess proxied{flags_for(ServerMode{"per-connection", {"--mode", "per-connection"}},
+                                  {"--public-url", "https://proxy.example/soap/echo"})};
+  EXPECT_EQ(wsdl_with_host(proxied.port(), "127.0.0.1"), contract_at("https://proxy.example/soap/echo"));
 }
 
 // The counters match exactly what this test sent: 7 echoString and 3 echoStruct
