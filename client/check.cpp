@@ -59,7 +59,7 @@ CheckReport check_request(const std::string& url, std::string_view kind, const C
   check.result = client->call();
   check.wire = client->last_wire_bytes();
   check.server_header = client->server_header();
-  check.request = o.custom->envelope;
+  check.request = client->last_request();
   check.response = client->last_response();
   report.operations.push_back(std::move(check));
   return report;

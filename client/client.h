@@ -81,6 +81,8 @@ class EchoClient {
   virtual std::string_view http_version() const { return {}; }
   // The last response body as it came, with ClientOptions::keep_response; else empty.
   virtual std::string last_response() const { return {}; }
+  // The last request body as sent (a request file's variables filled), with keep_response.
+  virtual std::string last_request() const { return {}; }
 };
 
 // The shortest timeout a kind honours: 1 us (raw, tcp, gsoap), 1 ms for curl,

@@ -54,6 +54,7 @@ class CurlClient final : public EchoClient {
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "curl"; }
   std::string last_response() const override { return kept_; }
+  std::string last_request() const override { return request_; }
   uint64_t connections_opened() const override { return connections_; }
   std::string_view http_version() const override { return http_version_; }
 
@@ -92,7 +93,7 @@ class CurlClient final : public EchoClient {
 CurlClient::CurlClient(const ClientOptions& options)
     : options_(options), check_(make_response_check(options)) {
   init_curl_once();
-  request_ = check_->render_request();
+  if (!check_->varies()) request_ = check_->render_request();  // else each call renders its own
   if (options.custom) {
     for (const std::string& h : request_headers(*options.custom)) headers_ = curl_slist_append(headers_, h.c_str());
   } else {
@@ -162,6 +163,11 @@ void CurlClient::drop_connection() {
 }
 
 CallResult CurlClient::call() {
+  if (check_->varies()) {  // a request file's variables: this call's envelope
+    request_ = check_->render_request();
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, request_.data());
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request_.size()));
+  }
   body_.clear();
   server_.clear();
   error_[0] = '\0';

@@ -67,12 +67,14 @@ Expectation parse_expectation(const std::string& text) {
   return e;
 }
 
-ExpectationCheck::ExpectationCheck(const CustomCall& call) : envelope_(call.envelope) {
+ExpectationCheck::ExpectationCheck(const CustomCall& call)
+    : envelope_(call.envelope), template_(call.envelope, call.data.file.empty() ? nullptr : &call.data) {
+  template_.set_connection(call.connection);
   for (const std::string& t : call.expect.empty() ? std::vector<std::string>{"no-fault"} : call.expect)
     expect_.push_back(parse_expectation(t));
   for (const Expectation& e : expect_) {
     switch (e.kind) {
-      case Expectation::Kind::echo: need_xml_ = no_fault_ = true; break;  // an echo is no Fault
+      case Expectation::Kind::echo: need_xml_ = no_fault_ = echo_ = true; break;  // an echo is no Fault
       case Expectation::Kind::no_fault: need_xml_ = no_fault_ = true; break;
       case Expectation::Kind::xpath:
         need_xml_ = true;
@@ -85,6 +87,18 @@ ExpectationCheck::ExpectationCheck(const CustomCall& call) : envelope_(call.enve
   pugi::xml_document request;
   request.load_buffer(envelope_.data(), envelope_.size());
   leaves(payload_of(request, nullptr), sent_);
+}
+
+std::string ExpectationCheck::render_request() {
+  if (!template_.varies()) return envelope_;
+  std::string text;
+  template_.render(text);
+  if (echo_) {  // this call's values are what must come back
+    pugi::xml_document request;
+    request.load_buffer(text.data(), text.size());
+    leaves(payload_of(request, nullptr), sent_);
+  }
+  return text;
 }
 
 pugi::xml_node ExpectationCheck::payload_of(const pugi::xml_document& doc, pugi::xml_node* body_out) {

@@ -37,7 +37,9 @@ Expectation parse_expectation(const std::string& text);
 class ExpectationCheck final : public ResponseCheck {
  public:
   explicit ExpectationCheck(const CustomCall& call);
-  std::string render_request() const override { return envelope_; }
+  // With variables, each call's envelope (and, for echo, the values it sends).
+  std::string render_request() override;
+  bool varies() const override { return template_.varies(); }
   CallResult check(long status, std::string& body) override;
 
  private:
@@ -51,6 +53,8 @@ class ExpectationCheck final : public ResponseCheck {
   static void leaves(pugi::xml_node payload, std::vector<Leaf>& out);
 
   std::string envelope_;
+  RequestTemplate template_;
+  bool echo_ = false;
   std::vector<Expectation> expect_;
   std::vector<pugi::xpath_query> queries_;  // one per xpath expectation, in order
   std::vector<Leaf> sent_;                  // the request's leaves, for echo

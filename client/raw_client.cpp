@@ -72,6 +72,7 @@ class RawClient final : public EchoClient {
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "raw"; }
   std::string last_response() const override { return kept_; }
+  std::string last_request() const override { return kept_request_; }
   uint64_t connections_opened() const override { return connections_; }
   std::string_view http_version() const override {
     return !head_.status ? "" : head_.minor_version == 0 ? "HTTP/1.0" : "HTTP/1.1";
@@ -97,7 +98,11 @@ class RawClient final : public EchoClient {
   DeadlineClock::time_point deadline_{};  // of the call in progress: connect, send, complete response
   DeadlineClock::duration rcvtimeo_{};    // SO_RCVTIMEO of the connection; zero = none yet
 
-  std::string request_;  // request line, headers and body: rendered once
+  std::string request_;  // request line, headers and body: rendered once (per call with variables)
+  std::string head_start_;  // the request up to the Content-Length value
+  void build_request(const std::string& body) {
+    request_.assign(head_start_).append(std::to_string(body.size())).append("\r\n\r\n").append(body);
+  }
   std::unique_ptr<ResponseCheck> check_;
 
   int fd_ = -1;
@@ -112,13 +117,16 @@ class RawClient final : public EchoClient {
   std::string body_;      // the decoded body, parsed in place
   std::string server_;
   std::string kept_;  // keep_response: the body before the check parses it in place
+  std::string kept_request_;  // keep_response: the request body sent
   uint64_t received_ = 0;  // response bytes of this call
   WireBytes wire_;
 };
 
 RawClient::RawClient(const ClientOptions& options)
     : options_(options), target_(split_url(options.url)), check_(make_response_check(options)) {
-  const std::string body = check_->render_request();
+  // With variables each call renders its own (call()); this one fixes the headers only.
+  const std::string body = check_->varies() ? std::string() : check_->render_request();
+  if (options.keep_response) kept_request_ = body;
   std::string headers;
   if (options.custom) {
     for (const std::string& h : request_headers(*options.custom)) headers += h + "\r\n";
@@ -126,9 +134,9 @@ RawClient::RawClient(const ClientOptions& options)
     headers = "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:soapbench:echo:1#" +
               std::string(to_string(options.operation)) + "\"\r\n";
   }
-  request_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority + "\r\n" + headers +
-             "Content-Length: " + std::to_string(body.size()) + "\r\n" +
-             (options.new_connection ? "Connection: close\r\n" : "") + "\r\n" + body;
+  head_start_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority + "\r\n" + headers +
+                (options.new_connection ? "Connection: close\r\n" : "") + "Content-Length: ";
+  build_request(body);
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -154,6 +162,11 @@ void RawClient::disconnect() {
 }
 
 CallResult RawClient::call() {
+  if (check_->varies()) {  // a request file's variables
+    const std::string body = check_->render_request();
+    if (options_.keep_response) kept_request_ = body;
+    build_request(body);
+  }
   // One deadline for the whole call (deadline.h), the stale-connection retry included.
   deadline_ = deadline_after(options_.timeout_s);
   wire_ = {};

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "request_template.h"
+
 namespace soapbench {
 
 struct CustomCall {
@@ -16,6 +18,8 @@ struct CustomCall {
   std::string soap_action;  // "" = none (1.1 still sends SOAPAction: "")
   std::vector<std::string> headers;  // "Name: value", added to every request
   std::vector<std::string> expect;   // checked on every response; empty = no-fault
+  CsvData data;             // --data FILE.csv for ${csv:COLUMN}; file "" = none (request_template.h)
+  uint64_t connection = 0;  // ${client}: this connection's index in the step (set per worker)
 };
 
 // The envelope of `path`, checked: well-formed XML, a SOAP 1.1 or 1.2 Envelope

@@ -18,7 +18,7 @@ EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operatio
   else sent_items_ = make_items(payload);
 }
 
-std::string EchoCheck::render_request() const {
+std::string EchoCheck::render_request() {
   if (operation_ == Operation::echo_binary) return xml::render_echo_binary(sent_data_);
   return operation_ == Operation::echo_string ? xml::render_echo_string(expected_text_)
                                               : xml::render_echo_struct(sent_items_);

@@ -17,7 +17,9 @@ namespace soapbench {
 class ResponseCheck {
  public:
   virtual ~ResponseCheck() = default;
-  virtual std::string render_request() const = 0;  // the envelope to POST
+  // The envelope to POST; when varies(), a new one for each call.
+  virtual std::string render_request() = 0;
+  virtual bool varies() const { return false; }
   // `status` is the HTTP status of the reply; `body` may be parsed in place.
   virtual CallResult check(long status, std::string& body) = 0;
 };
@@ -29,7 +31,7 @@ std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options)
 class EchoCheck final : public ResponseCheck {
  public:
   EchoCheck(Operation operation, const PayloadSize& payload);
-  std::string render_request() const override;  // the envelope to POST, XML declaration included
+  std::string render_request() override;  // the envelope to POST, XML declaration included
   CallResult check(long status, std::string& body) override;
 
  private:

@@ -45,6 +45,9 @@ void add_request_file_options(CLI::App* cmd, RequestFileFlags& f) {
                   "(true passes; names by local-name()), status:CODE, no-fault (the default), contains:TEXT")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--data", f.data,
+                  "A CSV file (a header row of column names) whose rows fill ${csv:COLUMN} in --request-file,\n"
+                  "one row per call, round robin");
 }
 
 // The options `run` and `compare-stacks` share, registered on either with
@@ -83,6 +86,7 @@ void apply_request_file(const RequestFileFlags& f, CallSpec& call) {
     if (!f.headers.empty()) throw UsageError("--header: only with --request-file");
     if (!f.soap.empty()) throw UsageError("--soap: only with --request-file");
     if (!f.expect.empty()) throw UsageError("--expect: only with --request-file (the echo contract checks every value)");
+    if (!f.data.empty()) throw UsageError("--data: only with --request-file (its ${csv:COLUMN} variables)");
     return;
   }
   CustomCall custom;
@@ -111,6 +115,18 @@ void apply_request_file(const RequestFileFlags& f, CallSpec& call) {
   if (action.find_first_of("\"\r\n") != std::string::npos)
     throw UsageError("--soap-action: must not hold a quote or a line break");
   custom.soap_action = action;
+  if (!f.data.empty()) {
+    try {
+      custom.data = load_csv(f.data);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--data: ") + e.what());
+    }
+  }
+  try {  // the variables: every name known, every CSV column present
+    RequestTemplate(custom.envelope, custom.data.file.empty() ? nullptr : &custom.data);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--request-file: " + f.file + ": " + e.what());
+  }
   custom.headers = f.headers;
   custom.expect = f.expect;
   call.client.custom = std::move(custom);

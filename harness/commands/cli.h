@@ -19,6 +19,7 @@ struct RequestFileFlags {
   std::vector<std::string> headers;  // --header 'Name: value' (repeatable)
   std::string soap;                  // --soap 1.1|1.2; "" = from the envelope's namespace
   std::vector<std::string> expect;   // --expect (repeatable; client/expectations.h)
+  std::string data;                  // --data FILE.csv: rows for ${csv:COLUMN}
   bool given() const { return !file.empty(); }
 };
 

@@ -17,6 +17,8 @@ using namespace json_fields;
 // The parts of the messages, found by ADL from the records that hold them.
 void to_json(json& j, const PayloadSize& v);
 void from_json(const json& j, PayloadSize& v);
+void to_json(json& j, const CsvData& v);
+void from_json(const json& j, CsvData& v);
 void to_json(json& j, const CustomCall& v);
 void from_json(const json& j, CustomCall& v);
 void to_json(json& j, const ClientOptions& v);
@@ -40,10 +42,14 @@ constexpr auto kPayloadFields = std::make_tuple(
     field("string_length", &PayloadSize::string_length), field("items", &PayloadSize::items),
     field("binary_bytes", &PayloadSize::binary_bytes), field("data_bytes", &PayloadSize::data_bytes));
 
+constexpr auto kCsvFields = std::make_tuple(field("file", &CsvData::file), field("columns", &CsvData::columns),
+                                            field("cells", &CsvData::cells));
+
 constexpr auto kCustomFields = std::make_tuple(
     field("file", &CustomCall::file), field("name", &CustomCall::name), field("envelope", &CustomCall::envelope),
     field("soap_version", &CustomCall::soap_version), field("soap_action", &CustomCall::soap_action),
-    field("headers", &CustomCall::headers), field("expect", &CustomCall::expect));
+    field("headers", &CustomCall::headers), field("expect", &CustomCall::expect), field("data", &CustomCall::data),
+    field("connection", &CustomCall::connection));
 
 constexpr auto kClientFields = std::make_tuple(
     field("url", &ClientOptions::url), field("operation", &ClientOptions::operation),
@@ -94,6 +100,8 @@ T read_message(const json& j, const Fields& fields) {
 
 void to_json(json& j, const PayloadSize& v) { write_fields(j, v, kPayloadFields); }
 void from_json(const json& j, PayloadSize& v) { read_fields(j, v, kPayloadFields); }
+void to_json(json& j, const CsvData& v) { write_fields(j, v, kCsvFields); }
+void from_json(const json& j, CsvData& v) { read_fields(j, v, kCsvFields); }
 void to_json(json& j, const CustomCall& v) { write_fields(j, v, kCustomFields); }
 void from_json(const json& j, CustomCall& v) { read_fields(j, v, kCustomFields); }
 void to_json(json& j, const ClientOptions& v) {

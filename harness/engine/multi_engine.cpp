@@ -15,6 +15,8 @@ bool supports_connections_per_client(std::string_view client_kind) {
 WorkerPlan connection_plan(const WorkerPlan& plan, unsigned j) {
   WorkerPlan c = plan;
   c.connections = 1;
+  // ${client}: connection j of client k is k x connections + j (client_plan set k x connections).
+  if (c.call.client.custom) c.call.client.custom->connection += j;
   if (plan.rate > 0) {
     // The client's slots are offset + i / rate; connection j takes every
     // connections-th of them, starting with the j-th.

@@ -224,6 +224,7 @@ WorkerPlan client_plan(const RampPlan& plan, Operation op, StepLoad step, unsign
   wp.pause_exponential = plan.load.pause_exponential;
   wp.interval_s = plan.load.interval_s;
   wp.connections = plan.load.connections_per_client;
+  if (wp.call.client.custom) wp.call.client.custom->connection = uint64_t{client} * wp.connections;
   if (step.rate > 0) wp.schedule_offset_s = client / step.rate;
   return wp;
 }
