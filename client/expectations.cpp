@@ -89,16 +89,14 @@ ExpectationCheck::ExpectationCheck(const CustomCall& call)
   leaves(payload_of(request, nullptr), sent_);
 }
 
-std::string ExpectationCheck::render_request() {
+const std::string& ExpectationCheck::render_request() {
   if (!template_.varies()) return envelope_;
-  std::string text;
-  template_.render(text);
-  if (echo_) {  // this call's values are what must come back
-    pugi::xml_document request;
-    request.load_buffer(text.data(), text.size());
-    leaves(payload_of(request, nullptr), sent_);
+  template_.render(rendered_);
+  if (echo_) {  // this call's values are what must come back: it costs a parse of the request
+    request_doc_.load_buffer(rendered_.data(), rendered_.size());
+    leaves(payload_of(request_doc_, nullptr), sent_);
   }
-  return text;
+  return rendered_;
 }
 
 pugi::xml_node ExpectationCheck::payload_of(const pugi::xml_document& doc, pugi::xml_node* body_out) {

@@ -38,7 +38,7 @@ class ExpectationCheck final : public ResponseCheck {
  public:
   explicit ExpectationCheck(const CustomCall& call);
   // With variables, each call's envelope (and, for echo, the values it sends).
-  std::string render_request() override;
+  const std::string& render_request() override;
   bool varies() const override { return template_.varies(); }
   CallResult check(long status, std::string& body) override;
 
@@ -55,6 +55,8 @@ class ExpectationCheck final : public ResponseCheck {
   std::string envelope_;
   RequestTemplate template_;
   bool echo_ = false;
+  std::string rendered_;          // this call's envelope, with variables
+  pugi::xml_document request_doc_;  // echo with variables: this call's request, parsed
   std::vector<Expectation> expect_;
   std::vector<pugi::xpath_query> queries_;  // one per xpath expectation, in order
   std::vector<Leaf> sent_;                  // the request's leaves, for echo

@@ -163,7 +163,7 @@ void RawClient::disconnect() {
 
 CallResult RawClient::call() {
   if (check_->varies()) {  // a request file's variables
-    const std::string body = check_->render_request();
+    const std::string& body = check_->render_request();
     if (options_.keep_response) kept_request_ = body;
     build_request(body);
   }

@@ -1,5 +1,6 @@
 #include "request_template.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -22,6 +23,12 @@ void append_escaped(std::string& out, std::string_view v) {
       default: out += c;
     }
   }
+}
+
+void append_number(std::string& out, uint64_t n) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, n);
+  out.append(digits, r.ptr);
 }
 
 }  // namespace
@@ -159,8 +166,8 @@ void RequestTemplate::render(std::string& out) {
   for (const Piece& p : pieces_) {
     switch (p.kind) {
       case Kind::text: out += p.text; break;
-      case Kind::seq: out += std::to_string(seq_); break;
-      case Kind::client: out += std::to_string(connection_); break;
+      case Kind::seq: append_number(out, seq_); break;
+      case Kind::client: append_number(out, connection_); break;
       case Kind::random:
         for (size_t i = 0; i < p.arg; ++i) out += kAlnum[next_random() % 62];
         break;

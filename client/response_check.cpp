@@ -18,10 +18,11 @@ EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operatio
   else sent_items_ = make_items(payload);
 }
 
-std::string EchoCheck::render_request() {
-  if (operation_ == Operation::echo_binary) return xml::render_echo_binary(sent_data_);
-  return operation_ == Operation::echo_string ? xml::render_echo_string(expected_text_)
-                                              : xml::render_echo_struct(sent_items_);
+const std::string& EchoCheck::render_request() {
+  if (operation_ == Operation::echo_binary) rendered_ = xml::render_echo_binary(sent_data_);
+  else rendered_ = operation_ == Operation::echo_string ? xml::render_echo_string(expected_text_)
+                                                        : xml::render_echo_struct(sent_items_);
+  return rendered_;
 }
 
 CallResult EchoCheck::check(long status, std::string& body) {

@@ -17,8 +17,9 @@ namespace soapbench {
 class ResponseCheck {
  public:
   virtual ~ResponseCheck() = default;
-  // The envelope to POST; when varies(), a new one for each call.
-  virtual std::string render_request() = 0;
+  // The envelope to POST; when varies(), a new one for each call, in a buffer
+  // kept from call to call (valid until the next render_request()).
+  virtual const std::string& render_request() = 0;
   virtual bool varies() const { return false; }
   // `status` is the HTTP status of the reply; `body` may be parsed in place.
   virtual CallResult check(long status, std::string& body) = 0;
@@ -31,11 +32,12 @@ std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options)
 class EchoCheck final : public ResponseCheck {
  public:
   EchoCheck(Operation operation, const PayloadSize& payload);
-  std::string render_request() override;  // the envelope to POST, XML declaration included
+  const std::string& render_request() override;  // the envelope to POST, XML declaration included
   CallResult check(long status, std::string& body) override;
 
  private:
   Operation operation_;
+  std::string rendered_;
   std::string expected_text_;
   std::vector<ItemValue> sent_items_;
   xml::ResponseReader reader_;

@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
 
 #include "expectations.h"
+#include "request_template.h"
 #include "request_file.h"
 
 namespace soapbench {
@@ -174,6 +176,77 @@ TEST(Expectations, XpathStatusContainsAndTheDefaultNoFault) {
   EXPECT_EQ(verdict(plain, 400, envelope(kSoap12, "<s:Fault><s:Reason><s:Text>bad</s:Text></s:Reason></s:Fault>"))
                 .detail,
             "bad");
+}
+
+TEST(RequestTemplate, EachCallFillsItsVariables) {
+  const TempFile csv("name,city\nAda & co,London\n\"Bob \"\"B\"\"\",\"Paris, TX\"\n");
+  const CsvData data = load_csv(csv.path());
+  ASSERT_EQ(data.columns, (std::vector<std::string>{"name", "city"}));
+  ASSERT_EQ(data.rows(), 2u);
+  EXPECT_EQ(data.cell(1, 0), "Bob \"B\"");
+  EXPECT_EQ(data.cell(1, 1), "Paris, TX");
+  RequestTemplate t("<a>${seq}|${client}|${csv:city}|${csv:name}</a>", &data);
+  ASSERT_TRUE(t.varies());
+  t.set_connection(3);  // connection 3 starts at row 3 % 2 = 1
+  std::string out;
+  t.render(out);
+  EXPECT_EQ(out, "<a>1|3|Paris, TX|Bob &quot;B&quot;</a>");
+  t.render(out);
+  EXPECT_EQ(out, "<a>2|3|London|Ada &amp; co</a>");
+  t.render(out);
+  EXPECT_EQ(out, "<a>3|3|Paris, TX|Bob &quot;B&quot;</a>");
+
+  RequestTemplate r("${uuid} ${random:12} ${now}", nullptr);
+  std::string a, b;
+  r.render(a);
+  r.render(b);
+  EXPECT_NE(a, b);
+  const std::regex shape(
+      "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12} [A-Za-z0-9]{12} "
+      "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z");
+  EXPECT_TRUE(std::regex_match(a, shape)) << a;
+  EXPECT_FALSE(RequestTemplate("<plain/>", nullptr).varies());
+}
+
+TEST(RequestTemplate, UnknownVariablesAndMissingColumnsAreNamed) {
+  const TempFile csv("name\nx\n");
+  const CsvData data = load_csv(csv.path());
+  auto why = [&](const std::string& text, const CsvData* d) {
+    try {
+      RequestTemplate t(text, d);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(why("${sequence}", nullptr).find("unknown variable ${sequence}"), std::string::npos);
+  EXPECT_NE(why("${csv:city}", &data).find("has no column 'city' (it has: name)"), std::string::npos);
+  EXPECT_NE(why("${csv:name}", nullptr).find("needs --data FILE.csv"), std::string::npos);
+  EXPECT_NE(why("${random:0}", nullptr).find("N must be a count"), std::string::npos);
+  EXPECT_NE(why("${seq", nullptr).find("without a closing"), std::string::npos);
+  auto csv_error = [](const std::string& text) {
+    const TempFile f(text);
+    try {
+      load_csv(f.path());
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(csv_error("a,b\n1,2\n3\n").find(": line 3: 1 fields, the header has 2"), std::string::npos)
+      << csv_error("a,b\n1,2\n3\n");
+  EXPECT_NE(csv_error("a\n\"open\n").find("a quoted field is not closed"), std::string::npos);
+  EXPECT_NE(csv_error("a\n").find("no rows after the header"), std::string::npos);
+}
+
+TEST(Expectations, EchoWithVariablesComparesWithWhatThisCallSent) {
+  CustomCall c = call_with("<p><id>${seq}</id></p>", {"echo"});
+  ExpectationCheck check(c);
+  ASSERT_TRUE(check.varies());
+  EXPECT_NE(check.render_request().find("<id>1</id>"), std::string::npos);
+  EXPECT_TRUE(verdict(check, 200, envelope(kSoap11, "<r><id>1</id></r>")).ok);
+  EXPECT_NE(check.render_request().find("<id>2</id>"), std::string::npos);
+  EXPECT_FALSE(verdict(check, 200, envelope(kSoap11, "<r><id>1</id></r>")).ok) << "call 2 sent 2";
 }
 
 }  // namespace

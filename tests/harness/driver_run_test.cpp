@@ -117,13 +117,48 @@ TEST(DriverRequestFile, AnEchoedEnvelopePassesAndAWrongExpectationFailsEveryCall
                             "--clients", "2", "--requests", "20", "--warmup", "0", "--interval", "0"},
                            dir));
     ASSERT_EQ(wrong.wait(60s), 1) << wrong.out() << wrong.err();
-    const StepResult& bad = results_of(wrong).operations.at(0).steps.at(0);
+    const RunRecord failed = results_of(wrong);  // a reference into a temporary would dangle
+    const StepResult& bad = failed.operations.at(0).steps.at(0);
     EXPECT_EQ(bad.requests, 0u);
     EXPECT_EQ(bad.failures.mismatch, 40u) << wrong.out();
     EXPECT_NE(wrong.out().find("first failure: mismatch: contains:<NoSuchElement: not in the response"),
               std::string::npos)
         << wrong.out();
   }
+}
+
+TEST(DriverRequestFile, VariablesMakeEachCallDifferAndEchoFollowsThem) {
+  test::TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = (dir.path() / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string request = write(
+      "vars.xml",
+      "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>"
+      "<e:echoString xmlns:e=\"urn:soapbench:echo:1\"><e:text>${seq}/${client} ${uuid} ${csv:who}</e:text>"
+      "</e:echoString></s:Body></s:Envelope>");
+  const std::string data = write("who.csv", "who\nAda & co\n\"<Bob>\"\n");
+  Program p(run_args({"--request-file", request, "--data", data, "--expect", "echo", "--clients", "2",
+                      "--connections-per-client", "2", "--requests", "50", "--warmup", "0", "--interval", "0"},
+                     dir));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const RunRecord record = results_of(p);
+  const StepResult& step = record.operations.at(0).steps.at(0);
+  EXPECT_EQ(step.requests, 200u);
+  EXPECT_EQ(step.failures.total(), 0u);
+
+  std::string out, err;
+  const std::string unknown = write("unknown.xml", "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                                                   "<s:Body><x>${nope}</x></s:Body></s:Envelope>");
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "run", "--request-file", unknown}, &out, &err), 2);
+  EXPECT_NE(err.find("--request-file: " + unknown + ": unknown variable ${nope}"), std::string::npos) << err;
+  EXPECT_EQ(test::run_program({test::bin_path("soapbench"), "run", "--request-file", request, "--data",
+                               write("other.csv", "name\nx\n")},
+                              &out, &err),
+            2);
+  EXPECT_NE(err.find("has no column 'who' (it has: name)"), std::string::npos) << err;
 }
 
 TEST(DriverRequestFile, CheckShowsTheRequestAndTheResponse) {
