@@ -40,6 +40,12 @@ class ExpectationCheck final : public ResponseCheck {
   // With variables, each call's envelope (and, for echo, the values it sends).
   const std::string& render_request() override;
   bool varies() const override { return template_.varies(); }
+  // Pieces, unless echo must read this call's request (then render_request()).
+  bool render_pieces(std::vector<std::string_view>& pieces) override {
+    if (!template_.varies() || echo_) return false;
+    template_.render_pieces(pieces);
+    return true;
+  }
   CallResult check(long status, std::string& body) override;
 
  private:

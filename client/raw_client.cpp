@@ -6,9 +6,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -100,6 +102,12 @@ class RawClient final : public EchoClient {
 
   std::string request_;  // request line, headers and body: rendered once (per call with variables)
   std::string head_start_;  // the request up to the Content-Length value
+  // With variables: the head (in request_), then the body's pieces, sent by one sendmsg().
+  std::vector<std::string_view> body_pieces_, pieces_;
+  size_t pieces_total_ = 0;
+  size_t head_length_ = SIZE_MAX;  // the Content-Length request_ holds as the head
+  std::vector<iovec> iovecs_;
+  ssize_t send_from(size_t sent);
   void build_request(const std::string& body) {
     request_.assign(head_start_).append(std::to_string(body.size())).append("\r\n\r\n").append(body);
   }
@@ -162,10 +170,27 @@ void RawClient::disconnect() {
 }
 
 CallResult RawClient::call() {
-  if (check_->varies()) {  // a request file's variables
-    const std::string& body = check_->render_request();
-    if (options_.keep_response) kept_request_ = body;
-    build_request(body);
+  if (check_->varies()) {  // a request file's variables: this call's own request
+    pieces_.clear();
+    if (check_->render_pieces(body_pieces_)) {
+      size_t length = 0;
+      for (const std::string_view p : body_pieces_) length += p.size();
+      if (length != head_length_) {  // the head only, again only when the body's length changed
+        request_.assign(head_start_).append(std::to_string(length)).append("\r\n\r\n");
+        head_length_ = length;
+      }
+      pieces_.push_back(request_);
+      pieces_.insert(pieces_.end(), body_pieces_.begin(), body_pieces_.end());
+      pieces_total_ = request_.size() + length;
+      if (options_.keep_response) {
+        kept_request_.clear();
+        for (const std::string_view p : body_pieces_) kept_request_.append(p);
+      }
+    } else {
+      const std::string& body = check_->render_request();
+      if (options_.keep_response) kept_request_ = body;
+      build_request(body);
+    }
   }
   // One deadline for the whole call (deadline.h), the stale-connection retry included.
   deadline_ = deadline_after(options_.timeout_s);
@@ -226,11 +251,31 @@ std::optional<CallResult> RawClient::connect_socket() {
   return failure(FailureKind::connect, "Failed to connect to " + target_.host + " port " + target_.port + ": " + why);
 }
 
+// One send() of the request from byte `sent` on: request_, or with a request
+// file's variables the head and the pieces in one sendmsg() (no copy of them).
+ssize_t RawClient::send_from(size_t sent) {
+  if (pieces_.empty()) return send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+  iovecs_.clear();
+  for (const std::string_view p : pieces_) {
+    if (sent >= p.size()) {
+      sent -= p.size();
+      continue;
+    }
+    iovecs_.push_back({const_cast<char*>(p.data() + sent), p.size() - sent});
+    sent = 0;
+  }
+  msghdr m{};
+  m.msg_iov = iovecs_.data();
+  m.msg_iovlen = std::min<size_t>(iovecs_.size(), IOV_MAX);
+  return sendmsg(fd_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 std::optional<CallResult> RawClient::send_request() {
   size_t sent = 0;
   int interrupted = 0;
-  while (sent < request_.size()) {
-    const ssize_t n = send(fd_, request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+  const size_t total = pieces_.empty() ? request_.size() : pieces_total_;
+  while (sent < total) {
+    const ssize_t n = send_from(sent);
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (n < 0 && errno == EINTR && ++interrupted < kMaxInterruptedRetries) {

@@ -1,5 +1,6 @@
 #include "request_template.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -141,6 +142,18 @@ RequestTemplate::RequestTemplate(const std::string& text, const CsvData* data) :
     at = close + 1;
   }
   if (at < text.size()) pieces_.push_back({Kind::text, text.substr(at)});
+  size_t longest_cell = 0;
+  if (data)
+    for (const std::string& c : data->cells) longest_cell = std::max(longest_cell, c.size());
+  for (const Piece& p : pieces_) {
+    switch (p.kind) {
+      case Kind::text: break;
+      case Kind::seq: case Kind::client: most_value_bytes_ += 20; break;
+      case Kind::uuid: case Kind::now: most_value_bytes_ += 40; break;
+      case Kind::random: most_value_bytes_ += p.arg; break;
+      case Kind::csv: most_value_bytes_ += 6 * longest_cell; break;  // &quot; is the longest escape
+    }
+  }
 }
 
 void RequestTemplate::set_connection(uint64_t connection) {
@@ -158,45 +171,77 @@ uint64_t RequestTemplate::next_random() {
   return rng_;
 }
 
-void RequestTemplate::render(std::string& out) {
+void RequestTemplate::append_value(std::string& out, const Piece& p) {
   static constexpr char kAlnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  switch (p.kind) {
+    case Kind::text: out += p.text; break;
+    case Kind::seq: append_number(out, seq_); break;
+    case Kind::client: append_number(out, connection_); break;
+    case Kind::random: {
+      const size_t at = out.size();
+      out.resize(at + p.arg);
+      // Several characters from each 64-bit draw: x * 62 / 2^64 is the next
+      // character, and the fraction left over the next draw's (as a dice roller).
+      __extension__ typedef unsigned __int128 u128;  // GCC's 128-bit integer, for the high half of a product
+      u128 x = next_random();
+      for (size_t i = 0; i < p.arg; ++i) {
+        if (i % 8 == 7) x = next_random();
+        x *= 62;
+        out[at + i] = kAlnum[static_cast<unsigned>(x >> 64)];
+        x = static_cast<uint64_t>(x);
+      }
+      break;
+    }
+    case Kind::uuid: {
+      const uint64_t hi = next_random(), lo = next_random();
+      char u[40];
+      std::snprintf(u, sizeof u, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                    static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xfff),
+                    static_cast<unsigned>(0x8000 | ((lo >> 48) & 0x3fff)),
+                    static_cast<unsigned long long>(lo & 0xffffffffffffull));
+      out += u;
+      break;
+    }
+    case Kind::now: {
+      const auto t = std::chrono::system_clock::now();
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+      const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+      std::tm tm{};
+      gmtime_r(&secs, &tm);
+      char d[64];
+      std::snprintf(d, sizeof d, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+      out += d;
+      break;
+    }
+    case Kind::csv: append_escaped(out, data_->cell(row_, p.arg)); break;
+  }
+}
+
+void RequestTemplate::render(std::string& out) {
   out.clear();
   ++seq_;
-  const bool rows = data_ && data_->rows() > 0;
+  for (const Piece& p : pieces_) append_value(out, p);
+  if (data_ && data_->rows() > 0) row_ = (row_ + 1) % data_->rows();
+}
+
+void RequestTemplate::render_pieces(std::vector<std::string_view>& pieces) {
+  ++seq_;
+  // scratch_ holds the longest values the template can produce (reserved once),
+  // so it never moves while the views into it are taken.
+  if (scratch_.capacity() < most_value_bytes_) scratch_.reserve(most_value_bytes_);
+  scratch_.clear();
+  pieces.clear();
   for (const Piece& p : pieces_) {
-    switch (p.kind) {
-      case Kind::text: out += p.text; break;
-      case Kind::seq: append_number(out, seq_); break;
-      case Kind::client: append_number(out, connection_); break;
-      case Kind::random:
-        for (size_t i = 0; i < p.arg; ++i) out += kAlnum[next_random() % 62];
-        break;
-      case Kind::uuid: {
-        const uint64_t hi = next_random(), lo = next_random();
-        char u[40];
-        std::snprintf(u, sizeof u, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                      static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xfff),
-                      static_cast<unsigned>(0x8000 | ((lo >> 48) & 0x3fff)),
-                      static_cast<unsigned long long>(lo & 0xffffffffffffull));
-        out += u;
-        break;
-      }
-      case Kind::now: {
-        const auto t = std::chrono::system_clock::now();
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-        const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-        std::tm tm{};
-        gmtime_r(&secs, &tm);
-        char d[64];
-        std::snprintf(d, sizeof d, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
-        out += d;
-        break;
-      }
-      case Kind::csv: append_escaped(out, data_->cell(row_, p.arg)); break;
+    if (p.kind == Kind::text) {
+      pieces.emplace_back(p.text);
+      continue;
     }
+    const size_t at = scratch_.size();
+    append_value(scratch_, p);
+    pieces.emplace_back(scratch_.data() + at, scratch_.size() - at);
   }
-  if (rows) row_ = (row_ + 1) % data_->rows();
+  if (data_ && data_->rows() > 0) row_ = (row_ + 1) % data_->rows();
 }
 
 }  // namespace soapbench

@@ -8,6 +8,8 @@
 // The envelope is split once; a call only appends the pieces.
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace soapbench {
@@ -34,6 +36,10 @@ class RequestTemplate {
   // The next call's text, into `out` (replaced). `connection` seeds ${client},
   // the random values and the first CSV row.
   void render(std::string& out);
+  // The same call's text as pieces, without copying the literal text: views
+  // into the template for it, into a kept buffer for the variables' values.
+  // Valid until the next render.
+  void render_pieces(std::vector<std::string_view>& pieces);
   void set_connection(uint64_t connection);
 
  private:
@@ -44,6 +50,9 @@ class RequestTemplate {
     size_t arg = 0;     // random: N; csv: the column's index
   };
   uint64_t next_random();
+  // Appends piece `p`'s value (not text) to `out`.
+  void append_value(std::string& out, const Piece& p);
+  size_t most_value_bytes_ = 0;  // the longest the variables' values can be, together
 
   std::vector<Piece> pieces_;
   const CsvData* data_;

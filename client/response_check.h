@@ -4,6 +4,7 @@
 // xml::ResponseReader, so they judge it in one place and report alike.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client.h"
@@ -21,6 +22,9 @@ class ResponseCheck {
   // kept from call to call (valid until the next render_request()).
   virtual const std::string& render_request() = 0;
   virtual bool varies() const { return false; }
+  // When varies(): this call's envelope as pieces to send one after the other
+  // (no copy of the literal text); false when the check needs render_request().
+  virtual bool render_pieces(std::vector<std::string_view>&) { return false; }
   // `status` is the HTTP status of the reply; `body` may be parsed in place.
   virtual CallResult check(long status, std::string& body) = 0;
 };
