@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "config.h"
+#include "soapbench/version.h"
 #include "listen_socket.h"
 #include "progress.h"
 #include "server.h"
@@ -30,6 +31,18 @@ int main(int argc, char** argv) {
              url_host(config.bind), *port, to_string(config.mode),
              config.mode == Mode::pool || config.mode == Mode::loops ? config.threads : 1u);
   std::fflush(stdout);
+  // What an operator checks first on a test host: which build, and the limits in force.
+  // On stderr, so that stdout stays the ready line, progress and summary scripts read.
+  if (!config.quiet)
+    fmt::print(stderr,
+               "soapbench-server {} (gSOAP {}, runtime {}): {} on http://{}:{}/echo; at most {} connections, "
+               "{} MiB per request, {} MiB buffered, {} attributes and {} namespaces per request; timeouts: "
+               "receive {:g} s, send {:g} s, idle {:g} s; ?wsdl advertises {}\n",
+               SOAPBENCH_VERSION, SOAPBENCH_GSOAP_VERSION, SOAPBENCH_GSOAP_RUNTIME_INFO, to_string(config.mode),
+               url_host(config.bind), *port, config.max_connections, config.max_request_bytes >> 20,
+               config.max_buffered_bytes >> 20, config.max_attributes, config.max_namespaces, config.recv_timeout_s,
+               config.send_timeout_s, config.idle_timeout_s,
+               config.public_url.empty() ? "the address each client used" : config.public_url);
 
   signals.stop_on_signal([&] { server.stop(); });
 

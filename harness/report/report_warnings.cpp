@@ -76,13 +76,16 @@ std::vector<std::string> step_warnings(const StepResult& step, const WarningInpu
   }
   if (step.http_version == "HTTP/1.0")
     warnings.push_back("the server answers HTTP/1.0");
-  // More connections than one per client and half the calls: the server, not the run, closed them.
-  if (!in.new_connection && calls > 0 && step.connections_opened > step.clients &&
-      2 * step.connections_opened >= calls)
+  // More connections than one per client connection and half the calls: the server, not the
+  // run, closed them. A client drops its connection after a failed call itself, so the
+  // connections those account for are not the server's doing.
+  const uint64_t reopened = step.connections_opened > failed ? step.connections_opened - failed : 0;
+  const uint64_t kept = uint64_t{step.clients} * std::max(1u, step.connections_per_client);
+  if (!in.new_connection && step.requests > 0 && reopened > kept && 2 * reopened >= step.requests)
     warnings.push_back(fmt::format(
         "the server closed the connection after most responses ({} connections for {} calls): "
         "each call paid a TCP connect, which these numbers include",
-        step.connections_opened, calls));
+        reopened, step.requests));
   return warnings;
 }
 

@@ -351,6 +351,25 @@ TEST(StepWarnings, ServerThatClosesEveryConnectionOrSpeaksHttp10) {
   EXPECT_TRUE(step_warnings(s, {}).empty());
 }
 
+TEST(StepWarnings, ReconnectsAfterFailedCallsAreNotTheServerClosing) {
+  StepResult s = healthy();  // 2 clients, 20000 calls
+  s.requests = 100;
+  s.failures.mismatch = 19900;
+  s.connections_opened = 19900;  // the client dropped its connection after each failed call
+  for (const auto& w : step_warnings(s, {})) EXPECT_EQ(w.find("the server closed"), std::string::npos) << w;
+  s.connections_opened = 19900 + 100;  // and the server closed after each good one too
+  bool said = false;
+  for (const auto& w : step_warnings(s, {}))
+    said = said || w.find("the server closed the connection after most responses (100 connections for 100") == 0;
+  EXPECT_TRUE(said);
+  // 2 clients of 50 connections each keep 100 open: 100 is no reconnect.
+  s.failures = {};
+  s.requests = 150;
+  s.connections_opened = 100;
+  s.connections_per_client = 50;
+  for (const auto& w : step_warnings(s, {})) EXPECT_EQ(w.find("the server closed"), std::string::npos) << w;
+}
+
 TEST(StepWarnings, RateNotReached) {
   StepResult s = healthy();
   s.target_rate = 1000;
