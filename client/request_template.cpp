@@ -9,22 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "xml_values.h"
+
 namespace soapbench {
 
 namespace {
-
-void append_escaped(std::string& out, std::string_view v) {
-  for (const char c : v) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-}
 
 void append_number(std::string& out, uint64_t n) {
   char digits[24];
@@ -151,7 +140,7 @@ RequestTemplate::RequestTemplate(const std::string& text, const CsvData* data) :
       case Kind::seq: case Kind::client: most_value_bytes_ += 20; break;
       case Kind::uuid: case Kind::now: most_value_bytes_ += 40; break;
       case Kind::random: most_value_bytes_ += p.arg; break;
-      case Kind::csv: most_value_bytes_ += 6 * longest_cell; break;  // &quot; is the longest escape
+      case Kind::csv: most_value_bytes_ += 6 * longest_cell; break;  // &quot; and &#10; are the longest escapes
     }
   }
 }
@@ -214,7 +203,7 @@ void RequestTemplate::append_value(std::string& out, const Piece& p) {
       out += d;
       break;
     }
-    case Kind::csv: append_escaped(out, data_->cell(row_, p.arg)); break;
+    case Kind::csv: xml::append_escaped(out, data_->cell(row_, p.arg)); break;
   }
 }
 
