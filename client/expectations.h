@@ -47,6 +47,8 @@ class ExpectationCheck final : public ResponseCheck {
     return true;
   }
   CallResult check(long status, std::string& body) override;
+  // echo compares with this call's own request when variables make one.
+  bool judges_response_alone() const override { return !(echo_ && template_.varies()); }
 
  private:
   struct Leaf {

@@ -8,8 +8,23 @@
 namespace soapbench {
 
 std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options) {
-  if (options.custom) return std::make_unique<ExpectationCheck>(*options.custom);
-  return std::make_unique<EchoCheck>(options.operation, options.payload);
+  std::unique_ptr<ResponseCheck> check;
+  if (options.custom) check = std::make_unique<ExpectationCheck>(*options.custom);
+  else check = std::make_unique<EchoCheck>(options.operation, options.payload);
+  if (!check->judges_response_alone()) return check;
+  return std::make_unique<RepeatAwareCheck>(std::move(check));
+}
+
+CallResult RepeatAwareCheck::check(long status, std::string& body) {
+  if (status == accepted_status_ && body == accepted_) return {true, {}, {}};
+  candidate_.assign(body);  // capacity kept: no allocation once warm
+  ++full_checks_;
+  CallResult result = inner_->check(status, body);
+  if (result.ok) {
+    accepted_.swap(candidate_);
+    accepted_status_ = status;
+  }
+  return result;
 }
 
 EchoCheck::EchoCheck(Operation operation, const PayloadSize& payload) : operation_(operation) {

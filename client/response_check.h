@@ -2,6 +2,7 @@
 // The echo the curl and raw clients expect and their verdict on each reply:
 // both send the same hand-rendered request and read the response body with
 // xml::ResponseReader, so they judge it in one place and report alike.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,9 +28,38 @@ class ResponseCheck {
   virtual bool render_pieces(std::vector<std::string_view>&) { return false; }
   // `status` is the HTTP status of the reply; `body` may be parsed in place.
   virtual CallResult check(long status, std::string& body) = 0;
+  // True when check()'s verdict depends on the status and body alone, never on
+  // which call it is (no variables feeding an echo): then equal responses get
+  // equal verdicts, which RepeatAwareCheck uses.
+  virtual bool judges_response_alone() const { return !varies(); }
 };
 
-// The check `options` ask for: a request file's expectations when it has one.
+// Judges a response byte-identical (same status, same body) to the last one the
+// inner check accepted as accepted again, without parsing it: the verdict is a
+// function of those bytes alone, and a memcmp of every byte costs a hundredth of
+// the parse. Any difference, one byte, goes to the inner check in full. This is
+// what keeps validating every echo from making the driver the bottleneck: a
+// server answers a fixed request with the same bytes call after call.
+class RepeatAwareCheck final : public ResponseCheck {
+ public:
+  explicit RepeatAwareCheck(std::unique_ptr<ResponseCheck> inner) : inner_(std::move(inner)) {}
+  const std::string& render_request() override { return inner_->render_request(); }
+  bool varies() const override { return inner_->varies(); }
+  bool render_pieces(std::vector<std::string_view>& pieces) override { return inner_->render_pieces(pieces); }
+  CallResult check(long status, std::string& body) override;
+  bool judges_response_alone() const override { return true; }
+  uint64_t full_checks() const { return full_checks_; }  // responses the inner check parsed
+
+ private:
+  std::unique_ptr<ResponseCheck> inner_;
+  long accepted_status_ = -1;  // none accepted yet
+  std::string accepted_;       // the body of the last accepted response, as received
+  std::string candidate_;      // this response before the inner check parses it in place
+  uint64_t full_checks_ = 0;
+};
+
+// The check `options` ask for: a request file's expectations when it has one;
+// in a RepeatAwareCheck when its verdicts depend on the response alone.
 std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options);
 
 // Reuses its buffers from call to call; one per client, not thread-safe.
