@@ -343,12 +343,16 @@ ssize_t RawClient::receive(char* data, size_t size) {
 }
 
 ssize_t RawClient::receive_on_loop(char* data, size_t size) {
-  // One connection of many on an event loop: never block the thread. Read
-  // first, and only on EAGAIN wait (the loop runs other connections meanwhile).
-  // The deadline is checked on every read, as the blocking path does.
+  // One connection of many on an event loop: never block the thread. Wait,
+  // then read (the loop runs other connections meanwhile). The first read of a
+  // response waits before it tries: right after the send it would find nothing
+  // (a round trip away) and cost a system call. Later reads try first. The
+  // deadline is checked on every read, as the blocking path does.
+  bool wait_first = received_ == 0;
   for (int interrupted = 0;;) {
     ssize_t n = -1;
-    if (DeadlineClock::now() < deadline_) {
+    if (DeadlineClock::now() < deadline_ && (!wait_first || wait_ready(fd_, POLLIN, deadline_))) {
+      wait_first = false;
       n = recv(fd_, data, size, MSG_DONTWAIT);
       if (n >= 0) {
         received_ += static_cast<uint64_t>(n);

@@ -9,9 +9,11 @@
 //    one HTTP client. Their waits go through IoWaiter (client/io_wait.h), which
 //    this loop implements: a waiting fiber is set aside until its socket is
 //    ready or its deadline passes.
-//  - Level-triggered, one-shot epoll registrations, re-armed at each wait: a
-//    client that leaves bytes unread (curl reads one buffer per turn) is woken
-//    again, and a fiber is never woken for a socket it no longer waits on.
+//  - Level-triggered registrations that stay from one wait to the next on the
+//    same socket (no epoll_ctl per call): a client that leaves bytes unread
+//    (curl reads one buffer per turn) is woken again; a socket that fires while
+//    its fiber waits on something else is dropped from epoll until the next
+//    wait on it, so a fiber is never woken for a socket it no longer waits on.
 //  - Deadlines in an indexed heap, and epoll_pwait2's nanosecond timeout to
 //    60 us before the next one, then polling without a sleep: a paced send is
 //    neither rounded to a millisecond nor charged for a late wake-up.

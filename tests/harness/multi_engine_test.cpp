@@ -2,6 +2,7 @@
 // (sockets, deadlines, failures), and MultiEngine against the fake server
 // (counts, concurrency, deadlines, snapshots). Time bounds only catch hangs.
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -70,6 +71,45 @@ TEST(FiberLoop, ASocketWakesItsFiberAndADeadlineEndsAWait) {
   EXPECT_LT(seconds_since(t), 20.0);
   close(pair[0]);
   close(pair[1]);
+}
+
+double thread_cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Registrations stay from one wait to the next. A socket that becomes ready
+// (data, then a hang-up) while its fiber sleeps neither wakes that sleep nor
+// spins the loop, and the next wait on it is answered at once.
+TEST(FiberLoop, ASocketThatFiresWhileItsFiberSleepsIsHeldUntilItsNextWait) {
+  int pair[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+  FiberLoop loop;
+  bool first = true, slept_ready = true, second = false;
+  double slept_s = 0, cpu_s = 1;
+  loop.add([&] {
+    first = thread_io_waiter()->wait(pair[0], POLLIN, Clock::now() + 20ms);  // nobody writes yet
+    ASSERT_EQ(write(pair[1], "x", 1), 1);
+    close(pair[1]);  // a hang-up too: level-triggered, it would fire on every turn
+    const auto t = Clock::now();
+    const double cpu = thread_cpu_s();
+    slept_ready = thread_io_waiter()->wait(-1, 0, Clock::now() + 200ms);
+    slept_s = seconds_since(t);
+    cpu_s = thread_cpu_s() - cpu;
+    second = thread_io_waiter()->wait(pair[0], POLLIN, Clock::now() + 30s);
+  });
+  loop.run();
+  EXPECT_FALSE(first);
+  EXPECT_FALSE(slept_ready) << "a sleep ends at its deadline";
+  EXPECT_GE(slept_s, 0.2);
+  EXPECT_LT(cpu_s, 0.1) << "the loop spun on a socket nobody waited for";
+  EXPECT_TRUE(second);
+  char c = 0;
+  EXPECT_EQ(read(pair[0], &c, 1), 1);
+  EXPECT_EQ(c, 'x');
+  close(pair[0]);
 }
 
 TEST(FiberLoop, AnExceptionIsRethrownAfterTheOtherFibersEnd) {
