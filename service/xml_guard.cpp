@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +43,7 @@ void append_utf8(std::string& out, uint32_t c) {
 
 // Eight bytes at a time: the guard runs on every request, and most bytes are
 // plain ASCII text that needs no look of its own.
+static_assert(std::endian::native == std::endian::little, "load8() puts the first byte lowest");
 constexpr uint64_t kOnes = 0x0101010101010101ull;
 constexpr uint64_t kHighs = 0x8080808080808080ull;
 uint64_t load8(const char* p) {
@@ -52,6 +54,20 @@ uint64_t load8(const char* p) {
 // Non-zero when some byte of w is below n (n <= 128).
 uint64_t has_less(uint64_t w, uint8_t n) { return (w - kOnes * n) & ~w & kHighs; }
 uint64_t has_byte(uint64_t w, char c) { return has_less(w ^ (kOnes * static_cast<uint8_t>(c)), 1); }
+// The high bits of the bytes of w in [lo, hi], for w without high bits (no
+// byte then carries into the next).
+uint64_t in_range(uint64_t w, uint8_t lo, uint8_t hi) {
+  return (w + kOnes * static_cast<uint8_t>(0x80 - lo)) & ~(w + kOnes * static_cast<uint8_t>(0x7F - hi)) & kHighs;
+}
+// Eight hex digits, or eight characters of the base64 alphabet (no padding):
+// binary fields are most of an echoStruct's bytes.
+bool all_hex(uint64_t w) {
+  return (w & kHighs) == 0 && (in_range(w, '0', '9') | in_range(w | kOnes * 0x20, 'a', 'f')) == kHighs;
+}
+bool all_base64(uint64_t w) {
+  return (w & kHighs) == 0 && (in_range(w | kOnes * 0x20, 'a', 'z') | in_range(w, '0', '9') | in_range(w, '+', '+') |
+                               in_range(w, '/', '/')) == kHighs;
+}
 
 // The first byte that is not a well-formed UTF-8 XML character, and why.
 size_t first_bad_char(std::string_view s, std::string& why) {
@@ -167,10 +183,23 @@ constexpr std::array<uint8_t, 256> kClass = [] {
   return t;
 }();
 uint8_t char_class(char c) { return kClass[static_cast<unsigned char>(c)]; }
+// Where a tag's name ends (white space, '>' or '/') and where an attribute's does
+// (white space, '=' or '>'): one table look per character of every name.
+enum : uint8_t { kEndsTagName = 1, kEndsAttributeName = 2 };
+constexpr std::array<uint8_t, 256> kNameEnd = [] {
+  std::array<uint8_t, 256> t{};
+  for (unsigned char c : {' ', '\t', '\r', '\n', '>'}) t[c] = kEndsTagName | kEndsAttributeName;
+  t['/'] = kEndsTagName;
+  t['='] = kEndsAttributeName;
+  return t;
+}();
+bool ends(char c, uint8_t what) { return kNameEnd[static_cast<unsigned char>(c)] & what; }
 
 bool valid_base64(std::string_view v) {
-  size_t n = 0, pad = 0;
-  for (char c : v) {
+  size_t i = 0;
+  while (i + 8 <= v.size() && all_base64(load8(v.data() + i))) i += 8;
+  size_t n = i, pad = 0;
+  for (char c : v.substr(i)) {
     const uint8_t k = char_class(c);
     if (k & kBase64) {
       if (pad > 0) return false;  // a character after padding
@@ -187,7 +216,9 @@ bool valid_base64(std::string_view v) {
 
 bool valid_hex(std::string_view v) {
   v = collapse(v);
-  for (char c : v)
+  size_t i = 0;
+  while (i + 8 <= v.size() && all_hex(load8(v.data() + i))) i += 8;
+  for (char c : v.substr(i))
     if (!(char_class(c) & kHex)) return false;
   return v.size() % 2 == 0;
 }
@@ -196,6 +227,7 @@ bool valid_hex(std::string_view v) {
 // by local name (wsdl/echo.wsdl gives each name one type).
 enum class Typed { none, decimal, date_time, base64, hex, qname };
 Typed typed(std::string_view local) {
+  if (local.size() < 4 || (local[0] != 'v' && local[0] != 'd')) return Typed::none;  // most elements, at once
   if (local == "varDecimal") return Typed::decimal;
   if (local == "varDateTime") return Typed::date_time;
   if (local == "varBase64Binary" || local == "data") return Typed::base64;
@@ -257,8 +289,9 @@ class Scanner {
     const char* d = s_.data();
     const size_t n = s_.size();
     while (p + 8 <= n) {
-      const uint64_t w = load8(d + p);
-      if (has_byte(w, '<') | has_byte(w, '&')) break;
+      // The lowest flagged byte is exact (a false flag only follows a true one).
+      if (const uint64_t hit = has_byte(load8(d + p), '<') | has_byte(load8(d + p), '&'))
+        return p + static_cast<size_t>(std::countr_zero(hit) / 8);
       p += 8;
     }
     while (p < n && d[p] != '<' && d[p] != '&') ++p;
@@ -321,20 +354,20 @@ class Scanner {
       const size_t e = s_.find(end, at);
       p = e == std::string_view::npos ? s_.size() : e + end.size();
     };
-    if (rest.starts_with("<?")) { skip_to("?>"); return {}; }
+    // By the second character: start and end tags, the common cases, first.
+    const char second = rest.size() > 1 ? rest[1] : '\0';
+    if (second == '/') return end_tag(at, p);
+    if (second == '?') { skip_to("?>"); return {}; }
+    if (second != '!') return start_tag(at, p);
     if (rest.starts_with("<!--")) { skip_to("-->"); return {}; }
     if (rest.starts_with("<![CDATA[")) {
       if (!stack_.empty()) stack_.back().simple = false;
       skip_to("]]>");
       return {};
     }
-    if (rest.starts_with("<!")) {
-      if (rest.size() >= 9 && strncasecmp(rest.data() + 2, "DOCTYPE", 7) == 0)
-        return "A DTD is not allowed in a SOAP message (SOAP 1.1, section 3)";
-      return with_element("A markup declaration ('<!') outside a DTD");
-    }
-    if (rest.starts_with("</")) return end_tag(at, p);
-    return start_tag(at, p);
+    if (rest.size() >= 9 && strncasecmp(rest.data() + 2, "DOCTYPE", 7) == 0)
+      return "A DTD is not allowed in a SOAP message (SOAP 1.1, section 3)";
+    return with_element("A markup declaration ('<!') outside a DTD");
   }
 
   std::string end_tag(size_t at, size_t& p) {
@@ -381,7 +414,7 @@ class Scanner {
   std::string start_tag(size_t at, size_t& p) {
     size_t i = at + 1;
     const size_t name_start = i;
-    while (i < s_.size() && !is_space(s_[i]) && s_[i] != '>' && s_[i] != '/') ++i;
+    while (i < s_.size() && !ends(s_[i], kEndsTagName)) ++i;
     const std::string_view name = s_.substr(name_start, i - name_start);
     if (!stack_.empty()) stack_.back().simple = false;
     stack_.push_back({name, static_cast<int>(typed(local_of(name))), 0});
@@ -393,7 +426,7 @@ class Scanner {
       if (i >= s_.size()) { p = s_.size(); return {}; }  // gSOAP reports the truncated tag
       if (s_[i] == '>' || s_[i] == '/') break;
       const size_t an = i;
-      while (i < s_.size() && s_[i] != '=' && !is_space(s_[i]) && s_[i] != '>') ++i;
+      while (i < s_.size() && !ends(s_[i], kEndsAttributeName)) ++i;
       const std::string_view attr = s_.substr(an, i - an);
       while (i < s_.size() && is_space(s_[i])) ++i;
       if (i >= s_.size() || s_[i] != '=') { p = i; return {}; }  // malformed: gSOAP's to report
