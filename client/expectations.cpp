@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "echo_values.h"
 #include "xml_reader.h"
 
 namespace soapbench {
@@ -188,9 +189,11 @@ CallResult ExpectationCheck::check(long status, std::string& body) {
       if (!queries_[q++].evaluate_boolean(doc_)) return failure(FailureKind::mismatch, "xpath:" + e.text + " is false");
     } else if (e.kind == Expectation::Kind::echo) {
       leaves(payload, got_);
-      if (got_ != sent_) {
-        size_t i = 0;
-        while (i < sent_.size() && i < got_.size() && sent_[i] == got_[i]) ++i;
+      size_t i = 0;
+      while (i < sent_.size() && i < got_.size() && sent_[i].path == got_[i].path &&
+             same_echoed_value(sent_[i].text, got_[i].text))
+        ++i;
+      if (i < sent_.size() || i < got_.size()) {
         if (i < sent_.size() && i < got_.size())
           return failure(FailureKind::mismatch, "echo: " + sent_[i].path + " sent '" + sent_[i].text.substr(0, 40) +
                                                     "', got " + got_[i].path + " '" + got_[i].text.substr(0, 40) + "'");

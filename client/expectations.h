@@ -3,9 +3,11 @@
 // every call: a response that fails one is a failed call of the kind that says
 // why (http_status, soap_fault, mismatch, read), never a silent success.
 //   echo           the response payload's elements and values equal the request's,
-//                  by element path (local names below the payload element) and text:
-//                  prefixes, namespaces and the payload element's own name are
-//                  ignored, which is what any echo service returns; not a Fault
+//                  by element path (local names below the payload element) and value
+//                  (echo_values.h: text, but numbers and dateTimes as values, which
+//                  stacks write in their own canonical forms): prefixes, namespaces
+//                  and the payload element's own name are ignored, which is what any
+//                  echo service returns; not a Fault
 //   xpath:EXPR     pugixml's XPath 1.0 over the response; true passes (no namespace
 //                  axes: match names with local-name())
 //   status:CODE    the HTTP status is CODE (without it: any 2xx)

@@ -15,6 +15,7 @@
 #include "commands/export.h"
 #include "commands/merge.h"
 #include "commands/report_cmd.h"
+#include "commands/requests.h"
 #include "commands/sweep.h"
 #include "commands/tcp_echo.h"
 #include "ramp/launch.h"
@@ -77,6 +78,12 @@ int export_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   return export_command(config, out, err);
 }
 
+int requests_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  RequestsConfig config;
+  if (const int code = parse_requests(argc - 1, argv + 1, config, out, err); code >= 0) return code;
+  return requests_command(config, out, err);
+}
+
 int chat_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   int code = -1;
   const chat::ChatConfig config = chat::parse_chat_args(argc - 1, argv + 1, out, err, code);
@@ -95,6 +102,8 @@ const std::array kCommands{
     CommandEntry{"compare-stacks",
                  "The same ramp against the embedded server and every installed peer, then one table",
                  shared_app_main},
+    CommandEntry{"requests", "A sample request for every operation of any WSDL, for run --request-file",
+                 requests_main},
     CommandEntry{"capacity", "The highest rate that keeps an SLO (--slo 'p99<10ms') with no failed call",
                  capacity_main},
     CommandEntry{"tcp-echo", "xSocket's echo load test: connections against a plain-TCP echo server",

@@ -7,8 +7,11 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 #include <unistd.h>
 
+#include "echo_values.h"
 #include "expectations.h"
 #include "request_template.h"
 #include "request_file.h"
@@ -247,6 +250,31 @@ TEST(Expectations, EchoWithVariablesComparesWithWhatThisCallSent) {
   EXPECT_TRUE(verdict(check, 200, envelope(kSoap11, "<r><id>1</id></r>")).ok);
   EXPECT_NE(check.render_request().find("<id>2</id>"), std::string::npos);
   EXPECT_FALSE(verdict(check, 200, envelope(kSoap11, "<r><id>1</id></r>")).ok) << "call 2 sent 2";
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+// --expect echo on any service: the forms stacks write the same value in pass,
+// other values and other text do not.
+TEST(EchoValues, NumbersAndDateTimesInTheirCanonicalFormsAreTheSameValue) {
+  for (const auto& [sent, got] : std::vector<std::pair<std::string, std::string>>{
+           {"0.0", "0"}, {"1E3", "1000.0"}, {"-0.5", "-5e-1"}, {"3.40282347E+38", "3.4028235E38"},
+           {"1.7976931348623157E+308", "1.7976931348623157e308"}, {"+12", "12"}, {" 7 ", "7"}, {"INF", "INF"},
+           {"NaN", "NaN"}, {"0.10", ".1"},
+           {"2026-12-01T23:40:55Z", "2026-12-01T23:40:55.000Z"}, {"2026-12-01T23:40:55Z", "2026-12-01T23:40:55+00:00"},
+           {"2026-12-01T23:40:55+01:00", "2026-12-01T22:40:55Z"}, {"2026-12-01T00:30:00-01:00", "2026-12-01T01:30:00Z"},
+           {"2026-12-01T23:40:55.5", "2026-12-01T23:40:55.50"}, {"text", "text"}})
+    EXPECT_TRUE(same_echoed_value(sent, got)) << sent << " / " << got;
+  for (const auto& [sent, got] : std::vector<std::pair<std::string, std::string>>{
+           {"1.5", "1.25"}, {"0.12345678901234567", "0.1234568"}, {"1", "true"}, {"1e", "1"}, {"1.2.3", "1.2.3 "},
+           {"abc", "ABC"}, {"INF", "-INF"}, {"", "0"}, {"2026-12-01T23:40:55Z", "2026-12-01T23:40:56Z"},
+           {"2026-12-01T23:40:55Z", "2026-12-01T23:40:55"}, {"2026-12-01T23:40:55.1Z", "2026-12-01T23:40:55.01Z"},
+           {"text", "text "}})
+    EXPECT_FALSE(same_echoed_value(sent, got)) << sent << " / " << got;
 }
 
 }  // namespace
