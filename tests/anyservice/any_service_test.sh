@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Driving a service on another contract, as a user would (issue 16):
+# soapbench-inventory-server (inventory.wsdl: its own namespace, two operations,
+# each requiring its SOAPAction) is started on a free port; `soapbench requests`
+# reads its ?wsdl and writes a request per operation; each is driven with
+# --expect echo (0 failures), with a wrong expectation (every call a mismatch,
+# exit 1) and without its SOAPAction (every call the server's fault, exit 1).
+# A WSDL wsdl2h cannot read gives wsdl2h's message. Loopback only.
+set -euo pipefail
+soapbench=$1 server=$2 wsdl=$3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/any-service.XXXXXX")
+pid=""
+cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$server" 0 >"$tmp/server.out" 2>"$tmp/server.err" &
+pid=$!
+for ((i = 0; i < 100; i++)); do
+  [[ $(head -n 1 "$tmp/server.out") =~ listening\ on\ (http://[^ ]+) ]] && break
+  kill -0 "$pid" 2>/dev/null || fail "the server did not start: $(cat "$tmp/server.err")"
+  sleep 0.05
+done
+url=${BASH_REMATCH[1]}
+[[ -n $url ]] || fail "no address from the server"
+
+# Requests from the served WSDL, which names this very address.
+"$soapbench" requests "$url?wsdl" --out "$tmp/req" >"$tmp/requests.out" 2>&1 || fail "requests: $(cat "$tmp/requests.out")"
+grep -q "2 requests from $url?wsdl" "$tmp/requests.out" || fail "requests said: $(cat "$tmp/requests.out")"
+for op in reserve lookup; do
+  [[ -s $tmp/req/$op.xml ]] || fail "no $op.xml: $(ls "$tmp/req")"
+  grep -q "\"soap_action\": \"urn:soapbench:test:inventory:2#$op\"" "$tmp/req/requests.json" ||
+    fail "requests.json lacks $op's SOAPAction: $(cat "$tmp/req/requests.json")"
+done
+grep -q "\"endpoint\": \"$url\"" "$tmp/req/requests.json" || fail "endpoint: $(cat "$tmp/req/requests.json")"
+grep -q "soapbench run --url $url --request-file $tmp/req/reserve.xml --soap-action 'urn:soapbench:test:inventory:2#reserve'" \
+  "$tmp/requests.out" || fail "no run command: $(cat "$tmp/requests.out")"
+
+# One step of the newest results file: calls that succeeded, failed calls, mismatches, SOAP faults.
+step_counts() {
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys, glob, os
+newest = max(glob.glob(os.path.join(sys.argv[1], "*.json")), key=os.path.getmtime)
+step = json.load(open(newest))["operations"][0]["steps"][0]
+f = step.get("failures", {})
+print(step["requests"], sum(v for v in f.values() if isinstance(v, int)), f.get("mismatch", 0), f.get("soap_fault", 0))
+PY
+}
+
+for op in reserve lookup; do
+  action="urn:soapbench:test:inventory:2#$op"
+  common=(run --url "$url" --request-file "$tmp/req/$op.xml" --clients 2 --requests 50 --warmup 0 --interval 0)
+  "$soapbench" "${common[@]}" --soap-action "$action" --expect echo --out "$tmp/good-$op" >"$tmp/good.out" 2>&1 ||
+    fail "$op with --expect echo: $(cat "$tmp/good.out")"
+  read -r calls failed _ _ < <(step_counts "$tmp/good-$op")
+  [[ $calls == 100 && $failed == 0 ]] || fail "$op: $calls passed, $failed failed (want 100, 0)"
+
+  set +e
+  "$soapbench" "${common[@]}" --soap-action "$action" --expect echo \
+    --expect "xpath:count(//*[local-name()='nosuch'])=1" --out "$tmp/wrong-$op" >"$tmp/wrong.out" 2>&1
+  code=$?
+  set -e
+  [[ $code == 1 ]] || fail "$op with a wrong expectation exited $code: $(cat "$tmp/wrong.out")"
+  read -r calls failed mismatch _ < <(step_counts "$tmp/wrong-$op")
+  [[ $calls == 0 && $failed == 100 && $mismatch == 100 ]] || fail "$op wrong: $calls passed, $failed failed, $mismatch mismatches"
+
+  set +e
+  "$soapbench" "${common[@]}" --out "$tmp/noaction-$op" >"$tmp/noaction.out" 2>&1
+  code=$?
+  set -e
+  [[ $code == 1 ]] || fail "$op without its SOAPAction exited $code"
+  read -r calls failed _ faults < <(step_counts "$tmp/noaction-$op")
+  [[ $calls == 0 && $failed == 100 && $faults == 100 ]] || fail "$op without SOAPAction: $calls passed, $failed failed, $faults faults"
+  grep -q "SOAPAction 'urn:soapbench:test:inventory:2#$op' required" "$tmp/noaction.out" ||
+    fail "the fault's text is not shown: $(cat "$tmp/noaction.out")"
+done
+
+# A file that is no WSDL: wsdl2h's own words, exit 1.
+echo "<definitions><oops" >"$tmp/broken.wsdl"
+set +e
+"$soapbench" requests "$tmp/broken.wsdl" --out "$tmp/broken" >"$tmp/broken.out" 2>&1
+code=$?
+set -e
+[[ $code == 1 ]] || fail "a broken WSDL exited $code"
+grep -q "wsdl2h could not read '$tmp/broken.wsdl'" "$tmp/broken.out" || fail "broken: $(cat "$tmp/broken.out")"
+echo "any service ok: $url, reserve and lookup"
