@@ -23,7 +23,11 @@ std::string peers_dir() {
 std::vector<std::string> stack_names(const std::string& dir) {
   const std::string path = dir + "/stacks.txt";
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path + " (set SOAPBENCH_PEERS_DIR to the peers/ directory)");
+  // An installed soapbench (the Debian package) has no peers/: they are built in a source tree.
+  if (!in)
+    throw std::runtime_error("cannot read " + path +
+                             ": the peer stacks live in the peers/ folder of a soapbench source tree, which this "
+                             "soapbench (installed from a package?) does not have; set SOAPBENCH_PEERS_DIR to one");
   std::vector<std::string> names{kEmbeddedStack};
   for (std::string line; std::getline(in, line);) {
     const auto hash = line.find('#');
