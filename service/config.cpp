@@ -118,6 +118,9 @@ Config parse_args(int argc, char** argv, int& exit_code) {
           return "'" + u + "' holds a space, quote, <, > or &";
         return "";
       });
+  app.add_option("--access-log", c.access_log,
+                 "Append a line per request to FILE: Common Log Format and the server's microseconds for it\n"
+                 "(off by default, and free when off)");
   app.add_option("--delay", c.delay_s,
                  "Answer each request this much later (e.g. 10ms; the serving thread waits): a server of "
                  "known capacity for tests (pool mode, 4 threads, 10ms: at most 400 requests/s)")

@@ -41,6 +41,7 @@ struct Config {
   // address the client used (its Host header), so a client built from the WSDL
   // calls this server whatever its port.
   std::string public_url;
+  std::string access_log;  // --access-log FILE: a line per request (access_log.h); "" = none
 };
 
 // Parses argv into a Config. exit_code is -1 when the server should run; 0 after

@@ -17,6 +17,7 @@
 #include <thread>
 #include <utility>
 
+#include "access_log.h"
 #include "soapbench/contract.h"
 #include "xml_guard.h"
 
@@ -40,6 +41,7 @@ EchoService& self(struct soap* s) { return *static_cast<EchoService*>(s->user); 
 // takes and keeps the rest: no mode ever waits on a client's socket inside gSOAP.
 int write_to_connection(struct soap* s, const char* buf, size_t n) {
   self(s).connection()->write(std::string_view(buf, n));
+  self(s).count_sent(n);
   return SOAP_OK;
 }
 
@@ -248,6 +250,16 @@ void EchoService::refuse(Connection& c, const HttpError& error) {
   c.write(body);
   c.close_after_output = true;
   stats_.add(stats_.faults);
+  if (AccessLog* log = stats_.access_log) {
+    const HttpHead& h = c.framer().head();
+    log->write(c.fd(), h.method, h.path, h.http10, error.status, head.size() + body.size(), 0);
+  }
+}
+
+void EchoService::log_request(Connection& c, int status, std::chrono::steady_clock::time_point started) {
+  const HttpHead& h = c.framer().head();
+  stats_.access_log->write(c.fd(), h.method, h.path, h.http10, status, sent_,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
 bool EchoService::serve_buffered(Connection& c, bool draining) {
@@ -299,6 +311,9 @@ void EchoService::answer_unanswered() {
 
 bool EchoService::serve_one(Connection& c) {
   struct soap* s = soap;
+  // Only with an access log: the clock is read for it alone.
+  const auto started = stats_.access_log ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  sent_ = 0;
   const RequestFramer& framer = c.framer();
   const HttpHead& head = framer.head();
   body_ = framer.body(c.input());
@@ -315,7 +330,7 @@ bool EchoService::serve_one(Connection& c) {
   if (head.method == "POST") {
     const XmlLimits limits{config_.max_attributes, config_.max_namespaces};
     if (std::string fault = guard_.check(body_, limits, rewritten_); !fault.empty()) {
-      refuse(c, {500, std::move(fault)});
+      refuse(c, {500, std::move(fault)});  // logs the request
       conn_ = nullptr;
       return false;
     }
@@ -335,6 +350,7 @@ bool EchoService::serve_one(Connection& c) {
   if (status_ == 0) answer_unanswered();
   const bool failed = status_ >= 400;
   if (failed) stats_.add(stats_.faults);
+  if (stats_.access_log) log_request(c, status_, started);
   soap_destroy(s);
   soap_end(s);
   conn_ = nullptr;

@@ -5,6 +5,8 @@
 // thread): gSOAP's context, with its 64 KiB buffer, is never held by an idle connection.
 #include "soapEchoBindingService.h"
 
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,7 @@ class EchoService : public EchoBindingService {
   const Config& config() const { return config_; }
   void note_status(int status) { status_ = status; }
   Connection* connection() { return conn_; }
+  void count_sent(size_t n) { sent_ += n; }  // response bytes, for the access log
   // gSOAP's input: the request head it is given, then the framed body.
   size_t read_input(char* buf, size_t n);
   // Whether anything but white space is left of the body after the Envelope.
@@ -49,6 +52,8 @@ class EchoService : public EchoBindingService {
   // Serves the framed request at the head of c's input. Returns true while the connection stays open.
   bool serve_one(Connection& c);
   void answer_unanswered();
+  // The access line of the request just answered, when there is a log.
+  void log_request(Connection& c, int status, std::chrono::steady_clock::time_point started);
 
   const Config& config_;
   Stats& stats_;
@@ -60,6 +65,7 @@ class EchoService : public EchoBindingService {
   std::string rewritten_;       // the body with long character references rewritten (XmlGuard)
   size_t head_pos_ = 0;
   size_t body_pos_ = 0;
+  uint64_t sent_ = 0;           // bytes of the response being served
 };
 
 }  // namespace soapbench::server

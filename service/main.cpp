@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "access_log.h"
 #include "config.h"
 #include "soapbench/version.h"
 #include "listen_socket.h"
@@ -23,6 +24,16 @@ int main(int argc, char** argv) {
   StopSignals signals;
 
   Stats stats;
+  std::optional<AccessLog> access_log;
+  if (!config.access_log.empty()) {
+    try {
+      access_log.emplace(config.access_log);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "soapbench-server: --access-log: {}\n", e.what());
+      return 2;
+    }
+    stats.access_log = &*access_log;
+  }
   Server server(config, stats);
   const std::optional<uint16_t> port = listen_or_report(server, "soapbench-server");
   if (!port) return 1;

@@ -10,6 +10,8 @@
 
 namespace soapbench::server {
 
+class AccessLog;
+
 struct Stats {
   std::atomic<uint64_t> echo_string{0};     // echoString requests answered
   std::atomic<uint64_t> echo_struct{0};     // echoStruct requests answered
@@ -24,6 +26,9 @@ struct Stats {
   std::atomic<int64_t> open{0};             // connections open now
   std::atomic<int64_t> buffered{0};         // bytes of requests held in memory across connections
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  // Not a counter, but shared by every serving thread as the counters are:
+  // where each request is logged (--access-log); nullptr = no log.
+  AccessLog* access_log = nullptr;
 
   uint64_t requests() const { return echo_string + echo_struct + echo_binary; }
   void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }

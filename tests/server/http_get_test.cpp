@@ -1,8 +1,14 @@
 // GET /echo?wsdl and GET /stats, in every server mode.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "test_support.h"
 
@@ -120,6 +126,51 @@ TEST_P(HttpGet, StatsAgreeWithTheFirstLine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, HttpGet, ::testing::ValuesIn(all_modes()), mode_param_name);
+
+}  // namespace
+}  // namespace soapbench::test
+
+namespace soapbench::test {
+namespace {
+
+// --access-log: a Common Log Format line per request, in every mode, written
+// out by the time the server has stopped: answered requests with their status
+// and response bytes, refused ones too.
+class AccessLogFile : public ::testing::TestWithParam<ServerMode> {};
+
+TEST_P(AccessLogFile, EveryRequestGetsALineWithItsStatusAndBytes) {
+  const std::string log = ::testing::TempDir() + "access-" + GetParam().name + ".log";
+  std::remove(log.c_str());
+  ServerProcess server{flags_for(GetParam(), {"--access-log", log})};
+  const auto echo = exchange_once(server.port(), http_post(soap_envelope(echo_string_body("logged"))));
+  ASSERT_EQ(echo.outcome, ReadResult::Outcome::response) << echo.describe();
+  const auto wsdl = exchange_once(server.port(), http_get("/echo?wsdl", false));
+  const auto missing = exchange_once(server.port(), http_get("/nowhere\"x", false));
+  const auto smuggled = exchange_once(server.port(), "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                                                     "Transfer-Encoding: chunked\r\n\r\nhello");
+  ASSERT_EQ(smuggled.outcome, ReadResult::Outcome::response) << smuggled.describe();
+  server.send_signal(SIGTERM);
+  ASSERT_TRUE(server.wait_exit(milliseconds(10000)).has_value()) << "the server did not stop";
+
+  std::vector<std::string> lines;
+  std::istringstream text(read_file(log));
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << read_file(log);
+  const std::regex line(R"(^127\.0\.0\.1 - - \[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000\] "(\S+) (\S+) HTTP/1\.1" (\d{3}) (\d+) (\d+)$)");
+  const std::vector<std::tuple<std::string, std::string, int, size_t>> want = {
+      {"POST", "/echo", 200, echo.received.size()}, {"GET", "/echo?wsdl", 200, wsdl.received.size()},
+      {"GET", "/nowhere?x", 404, missing.received.size()}, {"POST", "/echo", 400, smuggled.received.size()}};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[i], m, line)) << lines[i];
+    EXPECT_EQ(m[1].str(), std::get<0>(want[i])) << lines[i];
+    EXPECT_EQ(m[2].str(), std::get<1>(want[i])) << lines[i] << ": a quote in the target is not written as one";
+    EXPECT_EQ(std::stoi(m[3].str()), std::get<2>(want[i])) << lines[i];
+    EXPECT_EQ(std::stoull(m[4].str()), std::get<3>(want[i])) << lines[i] << ": the bytes of the whole response";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, AccessLogFile, ::testing::ValuesIn(all_modes()), mode_param_name);
 
 }  // namespace
 }  // namespace soapbench::test
