@@ -240,9 +240,10 @@ TEST(CommandTable, HelpListsEveryCommandWithItsSummary) {
       EXPECT_EQ(help.find(std::string(c.name)), std::string::npos) << c.name << " is internal:\n" << help;
     }
   }
-  EXPECT_EQ(listed, 13u)
-      << "run check compare report plot stacks compare-stacks capacity tcp-echo sweep merge export chat";
-  for (const char* name : {"run", "report", "capacity", "tcp-echo", "sweep", "merge", "export", "chat", "compare-stacks"})
+  EXPECT_EQ(listed, 14u)
+      << "run check compare report plot stacks compare-stacks requests capacity tcp-echo sweep merge export chat";
+  for (const char* name : {"run", "report", "requests", "capacity", "tcp-echo", "sweep", "merge", "export", "chat",
+                           "compare-stacks"})
     EXPECT_FALSE(command_summary(name).empty()) << name;
   EXPECT_NE(help.find("Exit status: 0"), std::string::npos) << help;
 }
