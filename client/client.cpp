@@ -96,9 +96,10 @@ std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptio
   if (kind == "tcp") return make_tcp_client(options);
   if (options.operation == Operation::tcp_echo)
     throw std::invalid_argument("tcpEcho is a plain-TCP message: only the tcp client sends it");
-  if ((options.operation == Operation::request) != options.custom.has_value())
-    throw std::invalid_argument("a request file goes with the operation 'request', and only it");
-  if (options.custom && kind != "raw" && kind != "curl")
+  const bool custom = options.custom.has_value() || !options.mix.empty();
+  if ((options.operation == Operation::request) != custom || (options.custom && !options.mix.empty()))
+    throw std::invalid_argument("a request file or a mix goes with the operation 'request', and only it");
+  if (custom && kind != "raw" && kind != "curl")
     throw std::invalid_argument("the " + std::string(kind) +
                                 " client is a proxy generated from wsdl/echo.wsdl: it cannot send a request file "
                                 "(use --client raw or curl)");

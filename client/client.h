@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "payload.h"
 #include "request_file.h"
@@ -38,6 +39,7 @@ struct CallResult {
   bool ok = false;
   FailureKind kind{};  // meaningful only when !ok
   std::string detail;  // short text of the first failure; empty when ok
+  uint32_t entry = 0;  // --mix: the entry this call was (ClientOptions::mix); 0 otherwise
 };
 
 // A failed call's result, its detail cut to a short line (200 characters).
@@ -55,6 +57,9 @@ struct ClientOptions {
   // A request file to send instead of the echo contract's request (raw and curl
   // only), with operation == Operation::request.
   std::optional<CustomCall> custom;
+  // --mix: the entries each call is one of, by weight (raw and curl only), with
+  // operation == Operation::request and no `custom`. Empty: no mix.
+  std::vector<MixEntry> mix{};
   bool keep_response = false;  // keep each response body as it came (last_response(); raw and curl)
 };
 

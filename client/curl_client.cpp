@@ -49,7 +49,13 @@ class CurlClient final : public EchoClient {
   CurlClient(const CurlClient&) = delete;
   CurlClient& operator=(const CurlClient&) = delete;
 
-  CallResult call() override;
+  // Tags the result with its --mix entry (a failed transfer too).
+  CallResult call() override {
+    CallResult r = call_entry();
+    r.entry = static_cast<uint32_t>(check_->entry());
+    return r;
+  }
+  CallResult call_entry();
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "curl"; }
@@ -79,6 +85,7 @@ class CurlClient final : public EchoClient {
   std::string_view http_version_;   // of the last response
   CURL* easy_ = nullptr;
   curl_slist* headers_ = nullptr;
+  std::vector<curl_slist*> mix_headers_;  // --mix: each entry's headers
   char error_[CURL_ERROR_SIZE] = {};
   std::string request_;  // rendered once; curl sends it in place (CURLOPT_POSTFIELDS)
   std::unique_ptr<ResponseCheck> check_;
@@ -106,6 +113,14 @@ CurlClient::CurlClient(const ClientOptions& options)
   // no SOAP stack needs; and */* is noise on every request.
   headers_ = curl_slist_append(headers_, "Expect:");
   headers_ = curl_slist_append(headers_, "Accept:");
+  for (const MixEntry& e : options.mix) {
+    curl_slist* list = nullptr;
+    for (const std::string& h : request_headers(e.call)) list = curl_slist_append(list, h.c_str());
+    list = curl_slist_append(list, "Expect:");
+    list = curl_slist_append(list, "Accept:");
+    if (!list) throw std::runtime_error("curl_slist_append failed");
+    mix_headers_.push_back(list);
+  }
   easy_ = curl_easy_init();
   if (!easy_ || !headers_) throw std::runtime_error("curl_easy_init failed");
   configure();
@@ -115,6 +130,7 @@ CurlClient::~CurlClient() {
   if (multi_) curl_multi_cleanup(multi_);  // the handle was removed after its last transfer
   curl_easy_cleanup(easy_);  // closes the connection
   curl_slist_free_all(headers_);
+  for (curl_slist* list : mix_headers_) curl_slist_free_all(list);
 }
 
 void CurlClient::configure() {
@@ -162,7 +178,11 @@ void CurlClient::drop_connection() {
   }
 }
 
-CallResult CurlClient::call() {
+CallResult CurlClient::call_entry() {
+  if (!mix_headers_.empty()) {  // --mix: this call's entry and its headers
+    check_->advance();
+    curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, mix_headers_[check_->entry()]);
+  }
   if (check_->varies()) {  // a request file's variables: this call's envelope
     request_ = check_->render_request();
     curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, request_.data());

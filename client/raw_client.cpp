@@ -69,7 +69,13 @@ class RawClient final : public EchoClient {
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
 
-  CallResult call() override;
+  // Tags the result with its --mix entry (a failure before any check too).
+  CallResult call() override {
+    CallResult r = call_entry();
+    r.entry = static_cast<uint32_t>(check_->entry());
+    return r;
+  }
+  CallResult call_entry();
   WireBytes last_wire_bytes() const override { return wire_; }
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "raw"; }
@@ -102,6 +108,8 @@ class RawClient final : public EchoClient {
 
   std::string request_;  // request line, headers and body: rendered once (per call with variables)
   std::string head_start_;  // the request up to the Content-Length value
+  std::vector<std::string> mix_heads_;  // --mix: each entry's head_start_ (its SOAPAction and headers)
+  size_t head_entry_ = 0;               // the entry head_start_ is now
   // With variables: the head (in request_), then the body's pieces, sent by one sendmsg().
   std::vector<std::string_view> body_pieces_, pieces_;
   size_t pieces_total_ = 0;
@@ -142,8 +150,17 @@ RawClient::RawClient(const ClientOptions& options)
     headers = "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:soapbench:echo:1#" +
               std::string(to_string(options.operation)) + "\"\r\n";
   }
-  head_start_ = "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority + "\r\n" + headers +
-                (options.new_connection ? "Connection: close\r\n" : "") + "Content-Length: ";
+  auto head_with = [&](const std::string& fields) {
+    return "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority + "\r\n" + fields +
+           (options.new_connection ? "Connection: close\r\n" : "") + "Content-Length: ";
+  };
+  head_start_ = head_with(headers);
+  for (const MixEntry& e : options.mix) {
+    std::string fields;
+    for (const std::string& h : request_headers(e.call)) fields += h + "\r\n";
+    mix_heads_.push_back(head_with(fields));
+  }
+  if (!mix_heads_.empty()) head_start_ = mix_heads_.front();
   build_request(body);
 
   addrinfo hints{};
@@ -169,7 +186,15 @@ void RawClient::disconnect() {
   fd_ = -1;
 }
 
-CallResult RawClient::call() {
+CallResult RawClient::call_entry() {
+  if (!mix_heads_.empty()) {  // --mix: this call's entry, and its head when it changed
+    check_->advance();
+    if (const size_t k = check_->entry(); k != head_entry_) {
+      head_start_ = mix_heads_[k];
+      head_entry_ = k;
+      head_length_ = SIZE_MAX;
+    }
+  }
   if (check_->varies()) {  // a request file's variables: this call's own request
     pieces_.clear();
     if (check_->render_pieces(body_pieces_)) {

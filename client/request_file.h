@@ -22,6 +22,12 @@ struct CustomCall {
   uint64_t connection = 0;  // ${client}: this connection's index in the step (set per worker)
 };
 
+// One entry of a --mix file (mix_file.h): its call, and its share of the calls.
+struct MixEntry {
+  CustomCall call;
+  unsigned weight = 1;  // calls of this entry per cycle of the sum of all weights
+};
+
 // The envelope of `path`, checked: well-formed XML, a SOAP 1.1 or 1.2 Envelope
 // with a Body holding an element. Sets file, name, envelope and, unless
 // `soap_version` is given ("1.1", "1.2" or "" to detect it from the

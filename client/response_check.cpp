@@ -7,12 +7,34 @@
 
 namespace soapbench {
 
+namespace {
+std::unique_ptr<ResponseCheck> with_repeats(std::unique_ptr<ResponseCheck> check) {
+  if (!check->judges_response_alone()) return check;
+  return std::make_unique<RepeatAwareCheck>(std::move(check));
+}
+std::vector<unsigned> weights_of(const std::vector<MixEntry>& entries) {
+  std::vector<unsigned> w;
+  for (const MixEntry& e : entries) w.push_back(e.weight);
+  return w;
+}
+}  // namespace
+
+MixCheck::MixCheck(const std::vector<MixEntry>& entries, uint64_t start) : order_(weights_of(entries), start) {
+  for (const MixEntry& e : entries) checks_.push_back(with_repeats(std::make_unique<ExpectationCheck>(e.call)));
+}
+
+CallResult MixCheck::check(long status, std::string& body) {
+  CallResult r = checks_[entry_]->check(status, body);
+  r.entry = static_cast<uint32_t>(entry_);
+  return r;
+}
+
 std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options) {
+  if (!options.mix.empty()) return std::make_unique<MixCheck>(options.mix, options.mix.front().call.connection);
   std::unique_ptr<ResponseCheck> check;
   if (options.custom) check = std::make_unique<ExpectationCheck>(*options.custom);
   else check = std::make_unique<EchoCheck>(options.operation, options.payload);
-  if (!check->judges_response_alone()) return check;
-  return std::make_unique<RepeatAwareCheck>(std::move(check));
+  return with_repeats(std::move(check));
 }
 
 CallResult RepeatAwareCheck::check(long status, std::string& body) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client.h"
+#include "mix_file.h"
 #include "payload.h"
 #include "xml_reader.h"
 
@@ -32,6 +33,10 @@ class ResponseCheck {
   // which call it is (no variables feeding an echo): then equal responses get
   // equal verdicts, which RepeatAwareCheck uses.
   virtual bool judges_response_alone() const { return !varies(); }
+  // --mix: moves on to the next call's entry (before render_request()), and
+  // which entry that is (MixCheck); one entry otherwise.
+  virtual void advance() {}
+  virtual size_t entry() const { return 0; }
 };
 
 // Judges a response byte-identical (same status, same body) to the last one the
@@ -61,6 +66,28 @@ class RepeatAwareCheck final : public ResponseCheck {
 // The check `options` ask for: a request file's expectations when it has one;
 // in a RepeatAwareCheck when its verdicts depend on the response alone.
 std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options);
+
+// --mix: each call one of the entries' request files (mix_file.h's MixOrder),
+// judged by that entry's expectations; the result names the entry.
+class MixCheck final : public ResponseCheck {
+ public:
+  // `start`: this connection's place in the weights' cycle.
+  MixCheck(const std::vector<MixEntry>& entries, uint64_t start);
+  const std::string& render_request() override { return checks_[entry_]->render_request(); }
+  bool varies() const override { return true; }  // the request changes from entry to entry
+  bool render_pieces(std::vector<std::string_view>& pieces) override {
+    return checks_[entry_]->varies() && checks_[entry_]->render_pieces(pieces);
+  }
+  CallResult check(long status, std::string& body) override;
+  bool judges_response_alone() const override { return false; }
+  void advance() override { entry_ = order_.next(); }
+  size_t entry() const override { return entry_; }
+
+ private:
+  std::vector<std::unique_ptr<ResponseCheck>> checks_;
+  MixOrder order_;
+  size_t entry_ = 0;
+};
 
 // Reuses its buffers from call to call; one per client, not thread-safe.
 class EchoCheck final : public ResponseCheck {

@@ -18,6 +18,7 @@
 #include "core/parse.h"
 #include "engine/multi_engine.h"
 #include "expectations.h"
+#include "mix_file.h"
 #include "proc/stacks.h"
 
 namespace soapbench {
@@ -48,6 +49,43 @@ void add_request_file_options(CLI::App* cmd, RequestFileFlags& f) {
   cmd->add_option("--data", f.data,
                   "A CSV file (a header row of column names) whose rows fill ${csv:COLUMN} in --request-file,\n"
                   "one row per call, round robin");
+  cmd->add_option("--mix", f.mix,
+                  "A JSON file of request files, each with its weight, SOAPAction and expectations: each call\n"
+                  "is one of them by weight, and each is its own operation in the tables and results (run\n"
+                  "only; soapbench requests writes one). {\"calls\": [{\"request\": \"a.xml\", \"weight\": 3,\n"
+                  "\"soap_action\": \"urn:x#a\", \"expect\": [\"echo\"]}, ...]}");
+}
+
+// --mix: the file's entries, each checked as a request file is; --header, --soap
+// and --data apply to every entry, --soap-action and --expect are the file's own.
+void apply_mix(const RequestFileFlags& f, CallSpec& call) {
+  if (!f.file.empty()) throw UsageError("--mix: give either --mix or --request-file, not both");
+  if (!f.soap_action.empty()) throw UsageError("--soap-action: a mix file gives each entry its own (\"soap_action\")");
+  if (!f.expect.empty()) throw UsageError("--expect: a mix file gives each entry its own (\"expect\")");
+  std::vector<MixEntry> entries;
+  try {
+    entries = load_mix(f.mix, f.soap, f.headers);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--mix: ") + e.what());
+  }
+  CsvData csv;
+  if (!f.data.empty()) {
+    try {
+      csv = load_csv(f.data);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--data: ") + e.what());
+    }
+  }
+  for (MixEntry& e : entries) {
+    e.call.data = csv;
+    try {  // the variables: every name known, every CSV column present
+      RequestTemplate(e.call.envelope, e.call.data.file.empty() ? nullptr : &e.call.data);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError("--mix: " + e.call.file + ": " + error.what());
+    }
+  }
+  call.client.mix = std::move(entries);
+  call.client.operation = Operation::request;
 }
 
 // The options `run` and `compare-stacks` share, registered on either with
@@ -81,6 +119,7 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
 }  // namespace
 
 void apply_request_file(const RequestFileFlags& f, CallSpec& call) {
+  if (!f.mix.empty()) return apply_mix(f, call);
   if (!f.given()) {
     if (!f.soap_action.empty()) throw UsageError("--soap-action: only with --request-file");
     if (!f.headers.empty()) throw UsageError("--header: only with --request-file");
@@ -176,8 +215,9 @@ void validate_run(const RunConfig& c) {
     if (c.server_mode_given && c.stack != kEmbeddedStack)
       throw UsageError("--server-mode: only for the embedded server (--stack gsoap), not for --stack " + c.stack);
   }
-  if (c.call.client.custom && c.call.client_kind == "gsoap")
-    throw UsageError("--request-file: the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "
+  if ((c.call.client.custom || !c.call.client.mix.empty()) && c.call.client_kind == "gsoap")
+    throw UsageError(std::string(c.call.client.custom ? "--request-file" : "--mix") +
+                     ": the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "
                      "its operations; use --client raw or curl");
   if (!url.empty()) {
     try {
@@ -304,6 +344,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       p.command = Command::stacks;
     } else if (check->parsed()) {
       p.command = Command::check;
+      if (!p.check.request.mix.empty()) throw UsageError("--mix: only for run; check takes one --request-file");
       apply_request_file(p.check.request, p.check.call);
       if (p.check.call.client.custom && p.check.call.client_kind == "gsoap")
         throw UsageError("--request-file: the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "

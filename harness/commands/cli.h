@@ -20,7 +20,8 @@ struct RequestFileFlags {
   std::string soap;                  // --soap 1.1|1.2; "" = from the envelope's namespace
   std::vector<std::string> expect;   // --expect (repeatable; client/expectations.h)
   std::string data;                  // --data FILE.csv: rows for ${csv:COLUMN}
-  bool given() const { return !file.empty(); }
+  std::string mix;                   // --mix FILE: several request files by weight (client/mix_file.h)
+  bool given() const { return !file.empty() || !mix.empty(); }
 };
 
 // Loads the request file into `call` (operation `request`), checking every flag

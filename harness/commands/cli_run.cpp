@@ -30,11 +30,19 @@ bool is_loopback(const std::string& url) {
 
 namespace {
 
+nlohmann::json mix_json(const std::vector<MixEntry>& mix) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const MixEntry& e : mix)
+    entries.push_back({{"file", e.call.file}, {"operation", e.call.name}, {"weight", e.weight},
+                       {"soap_version", e.call.soap_version}, {"soap_action", e.call.soap_action},
+                       {"headers", e.call.headers},
+                       {"expect", e.call.expect.empty() ? std::vector<std::string>{"no-fault"} : e.call.expect}});
+  return entries;
+}
+
 nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
   nlohmann::json ops = nlohmann::json::array();
-  for (auto op : c.operations)
-    ops.push_back(op == Operation::request && c.call.client.custom ? c.call.client.custom->name
-                                                                   : std::string(to_string(op)));
+  for (auto op : c.operations) ops.push_back(plan.name_of(op));
   const ClientOptions& call = c.call.client;
   const LoadSpec& load = c.load;
   return {{"url", call.url.empty() ? "(embedded)" : call.url},
@@ -68,7 +76,9 @@ nlohmann::json options_json(const RunConfig& c, const RampPlan& plan) {
                                                    {"expect", call.custom->expect.empty()
                                                                   ? std::vector<std::string>{"no-fault"}
                                                                   : call.custom->expect}}
-                                  : nlohmann::json(nullptr)}};
+                                  : nlohmann::json(nullptr)},
+          // A mix: each entry's file, name, weight, SOAPAction and expectations; null otherwise.
+          {"mix", call.mix.empty() ? nlohmann::json(nullptr) : mix_json(call.mix)}};
 }
 
 // client->call() on a thread of its own, so that an interrupt ends the wait
@@ -98,10 +108,13 @@ std::string probe(const RunConfig& c, const std::string& url, std::ostream& out,
     const CallResult r = interruptible_call(client, interrupt);
     if (!r.ok && r.kind == FailureKind::connect)
       throw std::runtime_error(fmt::format("cannot reach {}: {}", url, r.detail));
-    if (!r.ok)
-      out << fmt::format("warning: the first {} call failed ({}: {}); the run counts such failures\n",
-                         op == Operation::request ? c.call.client.custom->name : std::string(to_string(op)),
+    if (!r.ok) {
+      const std::string name = !c.call.client.mix.empty() ? c.call.client.mix.at(r.entry).call.name
+                               : op == Operation::request ? c.call.client.custom->name
+                                                          : std::string(to_string(op));
+      out << fmt::format("warning: the first {} call failed ({}: {}); the run counts such failures\n", name,
                          to_string(r.kind), r.detail);
+    }
     if (server_header.empty()) server_header = client->server_header();
   }
   return server_header;

@@ -235,6 +235,19 @@ int requests_command(const RequestsConfig& c, std::ostream& out, std::ostream& e
     json << index.dump(2) << "\n";
     json.close();
     if (!json) throw std::runtime_error("cannot write '" + index_file + "'");
+    // A mix of every operation at equal weights, for run --mix to start from.
+    nlohmann::json mix = {{"calls", nlohmann::json::array()}};
+    for (const SampleRequest& r : written) {
+      nlohmann::json call = {{"name", r.operation}, {"request", fs::path(r.file).filename().string()}, {"weight", 1},
+                             {"expect", {"no-fault"}}};
+      if (!r.soap_action.empty()) call["soap_action"] = r.soap_action;
+      mix["calls"].push_back(call);
+    }
+    const std::string mix_file = (fs::path(c.out_dir) / "mix.json").string();
+    std::ofstream mix_out(mix_file);
+    mix_out << mix.dump(2) << "\n";
+    mix_out.close();
+    if (!mix_out) throw std::runtime_error("cannot write '" + mix_file + "'");
 
     out << fmt::format("{} requests from {} in {} (endpoint {})\n", written.size(), c.wsdl, c.out_dir,
                        binding.endpoint.empty() ? "not given" : binding.endpoint);
@@ -248,6 +261,9 @@ int requests_command(const RequestsConfig& c, std::ostream& out, std::ostream& e
       if (!r.soap_action.empty()) out << " --soap-action '" << r.soap_action << "'";
       out << "\n";
     }
+    out << "Or all of them, one call in " << written.size() << " each (edit the weights and expectations in "
+        << mix_file << "):\n  soapbench run --url " << (binding.endpoint.empty() ? "URL" : binding.endpoint)
+        << " --mix " << mix_file << "\n";
     return 0;
   } catch (const std::exception& e) {
     err << "soapbench requests: " << e.what() << "\n";

@@ -6,8 +6,9 @@
 // default values (0, the first enumerator, today's date). What it leaves empty
 // (strings, base64Binary and hexBinary values, attributes) is filled here with
 // a text valid as all three, so that a sample is a call a typed service accepts.
-// DIR gets OPERATION.xml for each, and requests.json: the operations, their
-// files and SOAPActions, and the endpoint the WSDL names.
+// DIR gets OPERATION.xml for each, requests.json (the operations, their files
+// and SOAPActions, the endpoint the WSDL names) and mix.json: every operation
+// at weight 1, for run --mix (client/mix_file.h).
 #include <iosfwd>
 #include <string>
 #include <vector>

@@ -59,6 +59,7 @@ Engine::Engine(WorkerPlan plan, EchoClient& client, IntervalSink on_interval)
       jitter_state_((static_cast<uint64_t>(Clock::now().time_since_epoch().count()) ^
                      (static_cast<uint64_t>(getpid()) << 32)) | 1) {
   validate(plan_);
+  result_.mix.resize(plan_.call.client.mix.size());
 }
 
 bool Engine::back_off(bool connected, const std::atomic<bool>& stop) {
@@ -224,6 +225,21 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
   }
   result_.connections_opened = connections - connections_at_measure_start_;
   if (result_.http_version.empty()) result_.http_version = client_.http_version();
+  // --mix: the call counts for its entry too.
+  WorkerResult* entry = r.entry < result_.mix.size() ? &result_.mix[r.entry] : nullptr;
+  if (entry) {
+    if (!r.ok && entry->first_failure.empty()) entry->first_failure = std::string(to_string(r.kind)) + ": " + r.detail;
+    if (r.ok) {
+      entry->latency.record(seconds(end - scheduled));
+      if (plan_.rate > 0) entry->uncorrected.record(seconds(end - sent));
+      ++entry->ok;
+      const WireBytes wire = client_.last_wire_bytes();
+      entry->request_bytes = wire.request;
+      entry->response_bytes = wire.response;
+    } else {
+      add_failure(entry->failures, r.kind);
+    }
+  }
   if (r.ok) {
     const double corrected = seconds(end - scheduled);
     result_.latency.record(corrected);
@@ -289,10 +305,12 @@ void Engine::finish(bool stopped) {
     std::lock_guard lock(mutex_);
     const bool measured = phase_ == Phase::measuring;
     result_.partial = stopped;
+    for (WorkerResult& m : result_.mix) m.partial = stopped;
     phase_ = Phase::done;
     if (measured) {
       result_.measured_s = seconds(last_end_ - measure_start_);
       result_.cpu_s = cpu_seconds_now() - cpu_at_measure_start_;
+      for (WorkerResult& m : result_.mix) m.measured_s = result_.measured_s;
       if (current_.ok + current_.failed > 0) {
         result_.intervals.push_back(last_interval(result_.measured_s));
         closed_unsent_.push_back(result_.intervals.back());
@@ -311,9 +329,11 @@ WorkerResult Engine::result() const {
   // call, and the call in progress as in flight.
   r.partial = true;
   r.in_flight = in_call_ ? 1 : 0;
+  for (WorkerResult& m : r.mix) m.partial = true;
   if (phase_ == Phase::measuring) {
     r.measured_s = seconds(last_end_ - measure_start_);
     r.cpu_s = cpu_seconds_now() - cpu_at_measure_start_;
+    for (WorkerResult& m : r.mix) m.measured_s = r.measured_s;
     if (current_.ok + current_.failed > 0) r.intervals.push_back(last_interval(r.measured_s));
   }
   return r;

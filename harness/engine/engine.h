@@ -93,6 +93,10 @@ struct WorkerResult {
   double max_lag_s = 0;          // rate mode: the furthest behind schedule a send was
   bool partial = false;          // stopped before the measured phase ended
   uint64_t in_flight = 0;        // measured calls sent and not yet finished (a snapshot's call in progress)
+  // --mix: the same counts for each entry's measured calls alone (latency, uncorrected,
+  // failures, first_failure, ok, bytes; measured_s is the whole phase's), in the mix's
+  // order; empty without a mix.
+  std::vector<WorkerResult> mix;
 
   uint64_t measured_calls() const { return ok + failures.total(); }
   uint64_t sent() const { return measured_calls() + in_flight; }  // every measured call sent

@@ -21,6 +21,8 @@ void to_json(json& j, const CsvData& v);
 void from_json(const json& j, CsvData& v);
 void to_json(json& j, const CustomCall& v);
 void from_json(const json& j, CustomCall& v);
+void to_json(json& j, const MixEntry& v);
+void from_json(const json& j, MixEntry& v);
 void to_json(json& j, const ClientOptions& v);
 void from_json(const json& j, ClientOptions& v);
 void to_json(json& j, const CallSpec& v);
@@ -51,10 +53,12 @@ constexpr auto kCustomFields = std::make_tuple(
     field("headers", &CustomCall::headers), field("expect", &CustomCall::expect), field("data", &CustomCall::data),
     field("connection", &CustomCall::connection));
 
+constexpr auto kMixFields = std::make_tuple(field("call", &MixEntry::call), field("weight", &MixEntry::weight));
+
 constexpr auto kClientFields = std::make_tuple(
     field("url", &ClientOptions::url), field("operation", &ClientOptions::operation),
     field("payload", &ClientOptions::payload), field("timeout_s", &ClientOptions::timeout_s),
-    field("new_connection", &ClientOptions::new_connection));
+    field("new_connection", &ClientOptions::new_connection), field("mix", &ClientOptions::mix));
 
 constexpr auto kCallFields =
     std::make_tuple(field("client_kind", &CallSpec::client_kind), field("client", &CallSpec::client));
@@ -104,6 +108,8 @@ void to_json(json& j, const CsvData& v) { write_fields(j, v, kCsvFields); }
 void from_json(const json& j, CsvData& v) { read_fields(j, v, kCsvFields); }
 void to_json(json& j, const CustomCall& v) { write_fields(j, v, kCustomFields); }
 void from_json(const json& j, CustomCall& v) { read_fields(j, v, kCustomFields); }
+void to_json(json& j, const MixEntry& v) { write_fields(j, v, kMixFields); }
+void from_json(const json& j, MixEntry& v) { read_fields(j, v, kMixFields); }
 void to_json(json& j, const ClientOptions& v) {
   write_fields(j, v, kClientFields);
   j["custom"] = v.custom ? json(*v.custom) : json(nullptr);  // a request file, or null
@@ -133,8 +139,15 @@ EngineInterval interval_from_json(const json& j) { return read_message<EngineInt
 json result_to_json(const WorkerResult& r) {
   json j;
   write_fields(j, r, kResultFields);
+  j["mix"] = json::array();
+  for (const WorkerResult& m : r.mix) j["mix"].push_back(result_to_json(m));
   return j;
 }
-WorkerResult result_from_json(const json& j) { return read_message<WorkerResult>(j, kResultFields); }
+WorkerResult result_from_json(const json& j) {
+  WorkerResult r = read_message<WorkerResult>(j, kResultFields);
+  if (const auto mix = j.find("mix"); mix != j.end() && mix->is_array())
+    for (const json& m : *mix) r.mix.push_back(result_from_json(m));
+  return r;
+}
 
 }  // namespace soapbench

@@ -17,6 +17,7 @@ WorkerPlan connection_plan(const WorkerPlan& plan, unsigned j) {
   c.connections = 1;
   // ${client}: connection j of client k is k x connections + j (client_plan set k x connections).
   if (c.call.client.custom) c.call.client.custom->connection += j;
+  for (MixEntry& e : c.call.client.mix) e.call.connection += j;
   if (plan.rate > 0) {
     // The client's slots are offset + i / rate; connection j takes every
     // connections-th of them, starting with the j-th.
@@ -71,6 +72,14 @@ WorkerResult merge_connections(const std::vector<WorkerResult>& parts) {
     r.max_lag_s = std::max(r.max_lag_s, p.max_lag_s);
     r.partial = r.partial || p.partial;
     r.in_flight += p.in_flight;
+  }
+  // --mix: each entry's counts merged the same way.
+  r.mix.resize(parts.front().mix.size());
+  for (size_t k = 0; k < r.mix.size(); ++k) {
+    std::vector<WorkerResult> entry;
+    for (const WorkerResult& p : parts)
+      if (k < p.mix.size()) entry.push_back(p.mix[k]);
+    if (!entry.empty()) r.mix[k] = merge_connections(entry);
   }
   return r;
 }

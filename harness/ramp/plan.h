@@ -27,6 +27,7 @@ struct RampPlan {
   // An operation's name in tables and results: a request file's payload element
   // for Operation::request, else the contract's name.
   std::string name_of(Operation op) const {
+    if (op == Operation::request && !call.client.mix.empty()) return "mix";  // its entries follow under their names
     return op == Operation::request && call.client.custom ? call.client.custom->name : std::string(to_string(op));
   }
 };

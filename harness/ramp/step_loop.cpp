@@ -44,6 +44,8 @@ class StepRun {
 
   // nullopt when interrupted before the measurement started.
   std::optional<StepResult> run(bool& interrupted);
+  // --mix: the step of each entry alone, once run() returned one (else empty).
+  std::vector<StepResult> entry_steps;
 
  private:
   void measure();
@@ -193,6 +195,20 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
   uint64_t warmup_calls = 0;
   StepResult step = conclude_step(plan_, load_, warmup_s_, end, &warmup_calls);
   observer_.step_finished(op_, step, end.server, warmup_calls);
+  // Each entry of a mix as a step of its own: its calls alone, no server view
+  // (the server's counters are the whole mix's, in the step above).
+  for (size_t k = 0; k < plan_.call.client.mix.size(); ++k) {
+    StepEnd part;
+    part.interrupted = end.interrupted;
+    for (const WorkerResult& r : end.results)
+      if (k < r.mix.size()) part.results.push_back(r.mix[k]);
+    entry_steps.push_back(conclude_step(plan_, load_, warmup_s_, part));
+    // The client's CPU cannot be told apart by entry: each gets the mix's, shared by its calls.
+    const double calls = static_cast<double>(step.requests + step.failures.total());
+    const StepResult& e = entry_steps.back();
+    entry_steps.back().client_cpu_pct =
+        calls > 0 ? step.client_cpu_pct * static_cast<double>(e.requests + e.failures.total()) / calls : 0;
+  }
   return step;
 }
 
@@ -225,6 +241,7 @@ WorkerPlan client_plan(const RampPlan& plan, Operation op, StepLoad step, unsign
   wp.interval_s = plan.load.interval_s;
   wp.connections = plan.load.connections_per_client;
   if (wp.call.client.custom) wp.call.client.custom->connection = uint64_t{client} * wp.connections;
+  for (MixEntry& e : wp.call.client.mix) e.call.connection = uint64_t{client} * wp.connections;
   if (step.rate > 0) wp.schedule_offset_s = client / step.rate;
   return wp;
 }
@@ -258,6 +275,8 @@ RampOutcome run_ramp(const RampPlan& plan, Fleet& fleet, RampObserver& observer,
   bool going = true;
   for (const Operation op : plan.operations) {
     OperationResult result{plan.name_of(op), {}};
+    std::vector<OperationResult> entries;  // --mix: each entry its own operation, after the whole mix
+    for (const MixEntry& e : plan.call.client.mix) entries.push_back({e.call.name, {}});
     for (const StepLoad load : plan.load.steps()) {
       if (interrupt.interrupted()) outcome.interrupted = true;
       going = fleet.begin_step(!outcome.interrupted && outcome.error.empty());
@@ -266,13 +285,19 @@ RampOutcome run_ramp(const RampPlan& plan, Fleet& fleet, RampObserver& observer,
       first = false;
       bool interrupted = false;
       try {
-        if (auto s = step.run(interrupted)) result.steps.push_back(std::move(*s));
+        if (auto s = step.run(interrupted)) {
+          result.steps.push_back(std::move(*s));
+          for (size_t k = 0; k < entries.size() && k < step.entry_steps.size(); ++k)
+            entries[k].steps.push_back(std::move(step.entry_steps[k]));
+        }
       } catch (const std::exception& e) {
         outcome.error = e.what();
       }
       if (interrupted) outcome.interrupted = true;
     }
     if (!result.steps.empty()) outcome.operations.push_back(std::move(result));
+    for (OperationResult& e : entries)
+      if (!e.steps.empty()) outcome.operations.push_back(std::move(e));
     if (!going) break;
   }
   return outcome;

@@ -4,7 +4,8 @@
 # each requiring its SOAPAction) is started on a free port; `soapbench requests`
 # reads its ?wsdl and writes a request per operation; each is driven with
 # --expect echo (0 failures), with a wrong expectation (every call a mismatch,
-# exit 1) and without its SOAPAction (every call the server's fault, exit 1).
+# exit 1) and without its SOAPAction (every call the server's fault, exit 1), then
+# both as a weighted mix (--mix) from the mix.json it wrote.
 # A WSDL wsdl2h cannot read gives wsdl2h's message. Loopback only.
 set -euo pipefail
 soapbench=$1 server=$2 wsdl=$3
@@ -75,6 +76,53 @@ for op in reserve lookup; do
     fail "the fault's text is not shown: $(cat "$tmp/noaction.out")"
 done
 
+# A weighted mix of both, from the mix.json soapbench requests wrote: reserve 3, lookup 1,
+# each checked as an echo. Each client's 100 calls follow the weights exactly.
+grep -q "soapbench run --url $url --mix $tmp/req/mix.json" "$tmp/requests.out" || fail "no mix command"
+mix_with() {  # LOOKUP_EXPECT FILE: the mix with lookup's expectation replaced
+  /usr/bin/python3 - "$tmp/req/mix.json" "$1" "$2" <<'PY'
+import json, sys
+mix = json.load(open(sys.argv[1]))
+for call in mix["calls"]:
+    call["weight"] = 3 if call["name"] == "reserve" else 1
+    call["expect"] = [sys.argv[2]] if call["name"] == "lookup" else ["echo"]
+json.dump(mix, open(sys.argv[3], "w"))
+PY
+}
+operation_counts() {  # each operation of the newest results file: name passed failed mismatches
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys, glob, os
+newest = max(glob.glob(os.path.join(sys.argv[1], "*.json")), key=os.path.getmtime)
+for op in json.load(open(newest))["operations"]:
+    step = op["steps"][0]
+    f = step["failures"]
+    print(op["operation"], step["requests"], sum(v for v in f.values() if isinstance(v, int)), f["mismatch"])
+PY
+}
+mix_with echo "$tmp/req/mix-good.json"
+"$soapbench" run --url "$url" --mix "$tmp/req/mix-good.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
+  --out "$tmp/mix-good" >"$tmp/mix.out" 2>&1 || fail "mix: $(cat "$tmp/mix.out")"
+[[ $(operation_counts "$tmp/mix-good" | tr '\n' ';') == "mix 200 0 0;lookup 50 0 0;reserve 150 0 0;" ]] ||
+  fail "mix counts: $(operation_counts "$tmp/mix-good")"
+mix_with "xpath:count(//*[local-name()='nosuch'])=1" "$tmp/req/mix-wrong.json"
+set +e
+"$soapbench" run --url "$url" --mix "$tmp/req/mix-wrong.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
+  --out "$tmp/mix-wrong" >"$tmp/mix.out" 2>&1
+code=$?
+set -e
+[[ $code == 1 ]] || fail "a mix with a wrong expectation exited $code"
+[[ $(operation_counts "$tmp/mix-wrong" | tr '\n' ';') == "mix 150 50 50;lookup 0 50 50;reserve 150 0 0;" ]] ||
+  fail "wrong mix counts: $(operation_counts "$tmp/mix-wrong")"
+for bad in "--request-file $tmp/req/lookup.xml" "--soap-action urn:x" "--client gsoap"; do
+  set +e
+  # shellcheck disable=SC2086  # the flag and its value, split on purpose
+  "$soapbench" run --url "$url" --mix "$tmp/req/mix-good.json" $bad --requests 1 >"$tmp/bad.out" 2>&1
+  code=$?
+  set -e
+  [[ $code == 2 ]] || fail "--mix with $bad exited $code: $(cat "$tmp/bad.out")"
+done
+grep -q -- "--mix: the gsoap client is a proxy" "$tmp/bad.out" || fail "gsoap: $(cat "$tmp/bad.out")"
+
 # A file that is no WSDL: wsdl2h's own words, exit 1.
 echo "<definitions><oops" >"$tmp/broken.wsdl"
 set +e
@@ -83,4 +131,4 @@ code=$?
 set -e
 [[ $code == 1 ]] || fail "a broken WSDL exited $code"
 grep -q "wsdl2h could not read '$tmp/broken.wsdl'" "$tmp/broken.out" || fail "broken: $(cat "$tmp/broken.out")"
-echo "any service ok: $url, reserve and lookup"
+echo "any service ok: $url, reserve and lookup, alone and as a 3:1 mix"

@@ -13,6 +13,7 @@
 
 #include "echo_values.h"
 #include "expectations.h"
+#include "mix_file.h"
 #include "request_template.h"
 #include "request_file.h"
 
@@ -275,6 +276,83 @@ TEST(EchoValues, NumbersAndDateTimesInTheirCanonicalFormsAreTheSameValue) {
            {"2026-12-01T23:40:55Z", "2026-12-01T23:40:55"}, {"2026-12-01T23:40:55.1Z", "2026-12-01T23:40:55.01Z"},
            {"text", "text "}})
     EXPECT_FALSE(same_echoed_value(sent, got)) << sent << " / " << got;
+}
+
+}  // namespace
+}  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+TEST(MixOrder, CallsFollowTheWeightsExactlyAndEvenlyFromEachStart) {
+  MixOrder order({3, 1}, 0);
+  std::string seq;
+  for (int i = 0; i < 8; ++i) seq += "ab"[order.next()];
+  EXPECT_EQ(seq, "aabaaaba");
+  MixOrder shifted({3, 1}, 1);
+  seq.clear();
+  for (int i = 0; i < 4; ++i) seq += "ab"[shifted.next()];
+  EXPECT_EQ(seq, "abaa") << "one call into the cycle";
+  MixOrder three({2, 5, 1}, 0);
+  std::vector<int> counts(3);
+  for (int i = 0; i < 80; ++i) ++counts[three.next()];
+  EXPECT_EQ(counts, (std::vector<int>{20, 50, 10}));
+}
+
+// A mix file beside its request files, each entry checked as --request-file is.
+class MixFileTest : public ::testing::Test {
+ protected:
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("soapbench-mix-" + std::to_string(getpid()));
+  void SetUp() override {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "a.xml") << envelope(kSoap11, "<m:getA xmlns:m=\"urn:m\"><m:x>1</m:x></m:getA>");
+    std::ofstream(dir / "b.xml") << envelope(kSoap12, "<m:getB xmlns:m=\"urn:m\"/>");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& text) {
+    std::ofstream(dir / "mix.json") << text;
+    return (dir / "mix.json").string();
+  }
+  std::string error_of(const std::string& text) {
+    try {
+      load_mix(write(text));
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(loaded)";
+  }
+};
+
+TEST_F(MixFileTest, EntriesGetTheirFilesWeightsActionsAndExpectations) {
+  const auto mix = load_mix(write(R"({"calls": [
+      {"request": "a.xml", "weight": 3, "soap_action": "urn:m#getA", "expect": ["echo"], "headers": ["X-T: 1"]},
+      {"request": "b.xml", "name": "second"}]})"),
+                            "", {"X-All: yes"});
+  ASSERT_EQ(mix.size(), 2u);
+  EXPECT_EQ(mix[0].call.name, "getA");
+  EXPECT_EQ(mix[0].weight, 3u);
+  EXPECT_EQ(mix[0].call.soap_action, "urn:m#getA");
+  EXPECT_EQ(mix[0].call.expect, std::vector<std::string>{"echo"});
+  EXPECT_EQ(mix[0].call.headers, (std::vector<std::string>{"X-All: yes", "X-T: 1"}));
+  EXPECT_EQ(mix[1].call.name, "second");
+  EXPECT_EQ(mix[1].weight, 1u);
+  EXPECT_EQ(mix[1].call.soap_version, "1.2");
+}
+
+TEST_F(MixFileTest, BadFilesAreRefusedNamingTheFileLineOrEntry) {
+  const std::string f = (dir / "mix.json").string();
+  EXPECT_EQ(error_of("{\"calls\": [\n  {\"request\": \"a.xml\",}\n]}").rfind(f + ":2:", 0), 0u) << error_of("{\"calls\": [\n  {\"request\": \"a.xml\",}\n]}");
+  EXPECT_EQ(error_of("{}"), f + ": no \"calls\": give an array of {\"request\": FILE, ...}");
+  EXPECT_EQ(error_of(R"({"calls": [{"weight": 2}]})"), f + ": calls[0]: no \"request\" (a request file)");
+  EXPECT_EQ(error_of(R"({"calls": [{"request": "a.xml", "weight": 0}]})"),
+            f + ": calls[0]: \"weight\" must be a whole number from 1 to 1000000");
+  EXPECT_EQ(error_of(R"({"calls": [{"request": "a.xml", "wieght": 2}]})"),
+            f + ": calls[0]: unknown field \"wieght\" (request, soap_action, weight, expect, name, headers)");
+  EXPECT_EQ(error_of(R"({"calls": [{"request": "a.xml"}, {"request": "a.xml"}]})"),
+            f + ": calls[1]: a second entry named 'getA' (give each a \"name\")");
+  EXPECT_NE(error_of(R"({"calls": [{"request": "a.xml", "expect": ["sometimes"]}]})").find(f + ": calls[0]: expect: "),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"calls": [{"request": "nope.xml"}]})").find(f + ": calls[0]: "), std::string::npos);
 }
 
 }  // namespace
