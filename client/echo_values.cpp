@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "payload.h"
+
 namespace soapbench {
 
 namespace {
@@ -61,14 +63,6 @@ struct Instant {
   std::string fraction;
   bool zoned;
 };
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {  // Howard Hinnant's algorithm
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 std::optional<Instant> instant(std::string_view v) {
   v = trimmed(v);
   bool negative = !v.empty() && v[0] == '-';

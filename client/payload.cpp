@@ -128,9 +128,7 @@ std::optional<std::string> compare_items(const std::vector<ItemValue>& sent,
   return std::nullopt;
 }
 
-namespace {
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+// Howard Hinnant's algorithm.
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -139,8 +137,6 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
-
-}  // namespace
 
 namespace {
 

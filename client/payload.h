@@ -76,6 +76,8 @@ std::optional<std::string> compare_items(const std::vector<ItemValue>& sent,
 
 // Lexical helpers shared by the XML-level client and tests.
 std::optional<DateTime> parse_date_time(const std::string& text);  // any xsd:dateTime form
+// Days since 1970-01-01 of a proleptic Gregorian date (month 1-12).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
 std::string format_date_time(const DateTime& t);                   // 2006-11-29T12:34:56.789012Z
 bool decimal_equal(const std::string& a, const std::string& b);
 const char* to_string(Color c);
