@@ -20,8 +20,11 @@ const config = {
   port: Number(process.argv[2]),  // TCP port to listen on (peerctl picks a free one)
   bind: process.argv[3] || '127.0.0.1',  // address to listen on; never all interfaces unless asked
   workers: Number(process.env.SOAPBENCH_NODE_WORKERS || 2),  // cluster workers; 1 = no cluster
-  wsdlFile: path.join(__dirname, '..', '..', 'wsdl', 'echo.wsdl'),  // the one contract
+  wsdlFile: path.join(__dirname, '..', '..', 'wsdl', 'echo.wsdl'),  // the echo contract
   endpointPath: '/echo',  // where the service answers (and ?wsdl)
+  // A second contract beside it, for driving any service (inventory-service.js).
+  inventoryWsdlFile: path.join(__dirname, '..', '..', 'tests', 'anyservice', 'inventory.wsdl'),
+  inventoryPath: '/inventory',
   keepAliveTimeoutMs: 60000,  // idle keep-alive connections stay open this long (Node's default: 5 s)
   headersTimeoutMs: 65000,  // must exceed keepAliveTimeoutMs, or Node drops reused idle sockets early
   maxRequestBytes: 16 * 1024 * 1024,  // larger bodies get 413: node-soap itself buffers without a limit
@@ -90,7 +93,21 @@ function runServer() {
     else socket.destroy();
   });
 
+  // Each soap.listen wraps the request listeners once its WSDL is parsed; the
+  // ?wsdl wrapper goes around both, and only then does the port open.
+  const inventoryXml = fs.readFileSync(config.inventoryWsdlFile, 'utf8');
+  let pending = 2;
+  const ready = (err) => {
+    if (err) fail(`a WSDL did not parse: ${err.message || err}`);
+    if (--pending > 0) return;
+    serveWsdlAtClientsAddress(server, new Map([[config.endpointPath, wsdlXml], [config.inventoryPath, inventoryXml]]));
+    server.listen(config.port, config.bind, () => {
+      const a = server.address();
+      console.log(`node-soap peer pid ${process.pid} listening on ${a.address}:${a.port}${config.endpointPath}`);
+    });
+  };
   const soapServer = soap.listen(server, {
+    callback: ready,
     path: config.endpointPath,
     services: require('./echo-service').services,
     xml: wsdlXml,
@@ -119,17 +136,50 @@ function runServer() {
   };
   soapServer.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
 
-  server.on('error', (err) => fail(`cannot listen on ${config.bind}:${config.port}: ${err.message}`));
-  server.listen(config.port, config.bind, () => {
-    const a = server.address();
-    console.log(`node-soap peer pid ${process.pid} listening on ${a.address}:${a.port}${config.endpointPath}`);
+  const inventoryServer = soap.listen(server, {
+    callback: ready,
+    path: config.inventoryPath,
+    services: require('./inventory-service').services,
+    xml: inventoryXml,
+    enableChunkedEncoding: false,
+    suppressStack: true,
+    customDeserializer: { dateTime: keepText, double: keepText },  // the text, as for the echo service
   });
+  inventoryServer.wsdl.options.preserveWhitespace = true;
+  inventoryServer.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
+
+  server.on('error', (err) => fail(`cannot listen on ${config.bind}:${config.port}: ${err.message}`));
   process.on('SIGTERM', () => process.exit(0));
   process.on('SIGINT', () => process.exit(0));
 }
 
 function keepText(text) {
   return text;
+}
+
+// GET PATH?wsdl serves the contract with its soap:address set to where the client
+// reached this peer: "http://" + its Host header + PATH, as soapbench-server does,
+// so that a client built from the served WSDL calls this peer on whatever port it
+// runs (node-soap would serve the file's own address). A Host that is not a host
+// name or IP literal and port is not reflected: the listening address instead.
+// Wraps the request listeners soap.listen left (they pass on what is not theirs).
+function serveWsdlAtClientsAddress(server, contracts) {
+  const listeners = server.listeners('request');
+  server.removeAllListeners('request');
+  server.on('request', (req, res) => {
+    const [target, query] = req.url.split('?', 2);
+    if (req.method !== 'GET' || !query || query.toLowerCase() !== 'wsdl' || !contracts.has(target)) {
+      for (const listener of listeners) listener.call(server, req, res);
+      return;
+    }
+    const given = req.headers.host || '';
+    const safe = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$/.test(given);
+    const a = server.address();
+    const host = safe ? given : `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+    const xml = contracts.get(target).replace(/(<[A-Za-z0-9_]*:?address\s+location=")[^"]*(")/, `$1http://${host}${target}$2`);
+    res.writeHead(200, { 'Content-Type': 'text/xml; charset=utf-8', 'Content-Length': Buffer.byteLength(xml) });
+    res.end(xml);
+  });
 }
 
 // Refuses a body over `max` bytes: by Content-Length before reading, or by

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Driving a service on another contract, as a user would (issue 16):
-# soapbench-inventory-server (inventory.wsdl: its own namespace, two operations,
-# each requiring its SOAPAction) is started on a free port; `soapbench requests`
+#   any_service_test.sh SOAPBENCH SERVER|URL WSDL
+# soapbench-inventory-server SERVER (inventory.wsdl: its own namespace, two
+# operations, each requiring its SOAPAction) is started on a free port, or the
+# service at URL (a peer's, started by the caller) is driven; `soapbench requests`
 # reads its ?wsdl and writes a request per operation; each is driven with
 # --expect echo (0 failures), with a wrong expectation (every call a mismatch,
 # exit 1) and without its SOAPAction (every call the server's fault, exit 1), then
@@ -15,14 +17,18 @@ cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$server" 0 >"$tmp/server.out" 2>"$tmp/server.err" &
-pid=$!
-for ((i = 0; i < 100; i++)); do
-  [[ $(head -n 1 "$tmp/server.out") =~ listening\ on\ (http://[^ ]+) ]] && break
-  kill -0 "$pid" 2>/dev/null || fail "the server did not start: $(cat "$tmp/server.err")"
-  sleep 0.05
-done
-url=${BASH_REMATCH[1]}
+if [[ $server == http://* ]]; then
+  url=$server  # a service started by the caller (a peer stack: tests/peers/any-service)
+else
+  "$server" 0 >"$tmp/server.out" 2>"$tmp/server.err" &
+  pid=$!
+  for ((i = 0; i < 100; i++)); do
+    [[ $(head -n 1 "$tmp/server.out") =~ listening\ on\ (http://[^ ]+) ]] && break
+    kill -0 "$pid" 2>/dev/null || fail "the server did not start: $(cat "$tmp/server.err")"
+    sleep 0.05
+  done
+  url=${BASH_REMATCH[1]}
+fi
 [[ -n $url ]] || fail "no address from the server"
 
 # Requests from the served WSDL, which names this very address.
