@@ -3,9 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+#include <toml++/toml.h>
 
 #include "expectations.h"
 
@@ -35,11 +37,24 @@ std::vector<MixEntry> load_mix(const std::string& path, const std::string& soap_
   if (!in) throw std::invalid_argument("cannot read '" + path + "'");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(path + ":" + line_and_column(text, e.byte > 0 ? e.byte - 1 : 0) +
-                                ": not JSON (" + e.what() + ")");
+  if (path.ends_with(".toml")) {  // the same fields as TOML: [[calls]] tables, read as the JSON form
+    try {
+      const toml::table table = toml::parse(text, path);
+      std::ostringstream as_json;
+      as_json << toml::json_formatter{table};
+      j = nlohmann::json::parse(as_json.str());
+    } catch (const toml::parse_error& e) {
+      throw std::invalid_argument(path + ":" + std::to_string(e.source().begin.line) + ":" +
+                                  std::to_string(e.source().begin.column) + ": not TOML (" +
+                                  std::string(e.description()) + ")");
+    }
+  } else {
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::invalid_argument(path + ":" + line_and_column(text, e.byte > 0 ? e.byte - 1 : 0) +
+                                  ": not JSON (" + e.what() + ")");
+    }
   }
   const auto calls = j.is_object() ? j.find("calls") : j.end();
   if (calls == j.end() || !calls->is_array() || calls->empty())

@@ -7,6 +7,11 @@
 //     {"request": "lookup.xml", "soap_action": "urn:example#lookup"}]}
 // "request" is a path relative to the mix file; the rest is optional: weight 1,
 // no SOAPAction, the no-fault expectation, the payload element's name, no headers.
+// A FILE.toml holds the same fields as TOML, an array of tables:
+//   [[calls]]
+//   request = "reserve.xml"
+//   weight = 3
+//   expect = ["echo"]
 // `soapbench requests` writes one (mix.json) for every operation of a WSDL.
 //
 // MixOrder decides which entry each call is: smooth weighted round robin, so a
@@ -21,7 +26,8 @@
 
 namespace soapbench {
 
-// Loads and checks the file: JSON syntax ("FILE:LINE:COLUMN: ..."), every entry
+// Loads and checks the file: JSON or TOML (by the .toml suffix) syntax
+// ("FILE:LINE:COLUMN: ..."), every entry
 // ("FILE: calls[2]: ..."): its request file (load_request_file), weight, headers,
 // expectations, and names that are unique. `soap_version` and `headers` are the
 // command line's --soap and --header, applied to every entry. Throws std::invalid_argument.

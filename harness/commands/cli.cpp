@@ -50,10 +50,10 @@ void add_request_file_options(CLI::App* cmd, RequestFileFlags& f) {
                   "A CSV file (a header row of column names) whose rows fill ${csv:COLUMN} in --request-file,\n"
                   "one row per call, round robin");
   cmd->add_option("--mix", f.mix,
-                  "A JSON file of request files, each with its weight, SOAPAction and expectations: each call\n"
-                  "is one of them by weight, and each is its own operation in the tables and results (run\n"
-                  "only; soapbench requests writes one). {\"calls\": [{\"request\": \"a.xml\", \"weight\": 3,\n"
-                  "\"soap_action\": \"urn:x#a\", \"expect\": [\"echo\"]}, ...]}");
+                  "A JSON file (TOML if FILE.toml) of request files, each with its weight, SOAPAction and\n"
+                  "expectations: each call is one of them by weight, and each is its own operation in the tables\n"
+                  "and results (run only; soapbench requests writes one). {\"calls\": [{\"request\": \"a.xml\",\n"
+                  "\"weight\": 3, \"soap_action\": \"urn:x#a\", \"expect\": [\"echo\"]}, ...]}");
 }
 
 // --mix: the file's entries, each checked as a request file is; --header, --soap

@@ -357,3 +357,29 @@ TEST_F(MixFileTest, BadFilesAreRefusedNamingTheFileLineOrEntry) {
 
 }  // namespace
 }  // namespace soapbench
+
+namespace soapbench {
+namespace {
+
+TEST_F(MixFileTest, ATomlFileHoldsTheSameFields) {
+  std::ofstream(dir / "mix.toml") << "[[calls]]\nrequest = \"a.xml\"\nweight = 3\nsoap_action = \"urn:m#getA\"\n"
+                                     "expect = [\"echo\"]\n\n[[calls]]\nrequest = \"b.xml\"\nname = \"second\"\n";
+  const auto mix = load_mix((dir / "mix.toml").string());
+  ASSERT_EQ(mix.size(), 2u);
+  EXPECT_EQ(mix[0].call.name, "getA");
+  EXPECT_EQ(mix[0].weight, 3u);
+  EXPECT_EQ(mix[0].call.soap_action, "urn:m#getA");
+  EXPECT_EQ(mix[0].call.expect, std::vector<std::string>{"echo"});
+  EXPECT_EQ(mix[1].call.name, "second");
+  std::ofstream(dir / "bad.toml") << "[[calls]]\nrequest = \"a.xml\"\nweight = = 3\n";
+  try {
+    load_mix((dir / "bad.toml").string());
+    ADD_FAILURE() << "a malformed TOML file loaded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.toml").string() + ":3:", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not TOML"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace soapbench
