@@ -249,7 +249,8 @@ int requests_command(const RequestsConfig& c, std::ostream& out, std::ostream& e
     mix_out.close();
     if (!mix_out) throw std::runtime_error("cannot write '" + mix_file + "'");
 
-    out << fmt::format("{} requests from {} in {} (endpoint {})\n", written.size(), c.wsdl, c.out_dir,
+    out << fmt::format("{} request{} from {} in {} (endpoint {})\n", written.size(), written.size() == 1 ? "" : "s",
+                       c.wsdl, c.out_dir,
                        binding.endpoint.empty() ? "not given" : binding.endpoint);
     for (const SampleRequest& r : written)
       out << fmt::format("  {:<24} {:<8} {} values filled, SOAPAction {}\n", r.operation, r.style.empty() ? "-" : r.style,

@@ -129,6 +129,13 @@ for bad in "--request-file $tmp/req/lookup.xml" "--soap-action urn:x" "--client 
 done
 grep -q -- "--mix: the gsoap client is a proxy" "$tmp/bad.out" || fail "gsoap: $(cat "$tmp/bad.out")"
 
+# rpc/encoded: the sample has the encoding and the operation's wrapper, its part filled.
+"$soapbench" requests "$(dirname "$wsdl")/quote-rpc.wsdl" --out "$tmp/rpc" >"$tmp/rpc.out" 2>&1 || fail "rpc: $(cat "$tmp/rpc.out")"
+grep -q "^1 request from .*quote-rpc.wsdl in $tmp/rpc (endpoint http://127.0.0.1:8082/quote)$" "$tmp/rpc.out" || fail "$(cat "$tmp/rpc.out")"
+grep -q "getQuote  *rpc  *1 values filled, SOAPAction urn:soapbench:test:quote#getQuote" "$tmp/rpc.out" || fail "$(cat "$tmp/rpc.out")"
+grep -q 'SOAP-ENV:Body SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"' "$tmp/rpc/getQuote.xml" &&
+  grep -q '<symbol>0123456789012345</symbol>' "$tmp/rpc/getQuote.xml" || fail "rpc sample: $(cat "$tmp/rpc/getQuote.xml")"
+
 # A file that is no WSDL: wsdl2h's own words, exit 1.
 echo "<definitions><oops" >"$tmp/broken.wsdl"
 set +e
