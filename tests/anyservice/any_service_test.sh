@@ -119,6 +119,22 @@ set -e
 [[ $code == 1 ]] || fail "a mix with a wrong expectation exited $code"
 [[ $(operation_counts "$tmp/mix-wrong" | tr '\n' ';') == "mix 150 50 50;lookup 0 50 50;reserve 150 0 0;" ]] ||
   fail "wrong mix counts: $(operation_counts "$tmp/mix-wrong")"
+# A wrong expectation on both entries: every call of the mix a mismatch.
+/usr/bin/python3 - "$tmp/req/mix-good.json" "$tmp/req/mix-none.json" <<'PY'
+import json, sys
+mix = json.load(open(sys.argv[1]))
+for call in mix["calls"]:
+    call["expect"] = ["contains:<NoSuchElement"]
+json.dump(mix, open(sys.argv[2], "w"))
+PY
+set +e
+"$soapbench" run --url "$url" --mix "$tmp/req/mix-none.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
+  --out "$tmp/mix-none" >"$tmp/mix.out" 2>&1
+code=$?
+set -e
+[[ $code == 1 ]] || fail "a mix that expects what never comes exited $code"
+[[ $(operation_counts "$tmp/mix-none" | tr '\n' ';') == "mix 0 200 200;lookup 0 50 50;reserve 0 150 150;" ]] ||
+  fail "all-wrong mix counts: $(operation_counts "$tmp/mix-none")"
 for bad in "--request-file $tmp/req/lookup.xml" "--soap-action urn:x" "--client gsoap"; do
   set +e
   # shellcheck disable=SC2086  # the flag and its value, split on purpose
