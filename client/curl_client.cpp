@@ -72,6 +72,10 @@ class CurlClient final : public EchoClient {
   // in this client's own multi handle, and its waits go through `loop`.
   CURLcode perform_on_loop(IoWaiter& loop);
   static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*);
+  static int on_close_socket(void*, curl_socket_t s) {
+    close_socket(s);
+    return 0;
+  }
   static int on_timer(CURLM*, long timeout_ms, void* self);
 
   CURLM* multi_ = nullptr;  // only on an event loop; it holds the kept connection then
@@ -149,6 +153,10 @@ void CurlClient::configure() {
   curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, note_header);
   curl_easy_setopt(easy_, CURLOPT_HEADERDATA, &server_);
   curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_);
+  // Every socket curl closes goes through close_socket, so that an event loop
+  // forgets it: the loop keeps a socket registered from one wait to the next,
+  // and a new connection that gets the same number must be registered anew.
+  curl_easy_setopt(easy_, CURLOPT_CLOSESOCKETFUNCTION, &CurlClient::on_close_socket);
   curl_easy_setopt(easy_, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: clients run in threads
   curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);

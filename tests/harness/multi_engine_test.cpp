@@ -112,6 +112,38 @@ TEST(FiberLoop, ASocketThatFiresWhileItsFiberSleepsIsHeldUntilItsNextWait) {
   close(pair[0]);
 }
 
+// A socket closed through close_socket is forgotten: a new one that gets the
+// same number (the lowest free) is registered anew, though its wait looks the
+// same as the last (curl's sockets go through close_socket for this too).
+TEST(FiberLoop, ASocketNumberReusedAfterCloseSocketIsWatchedAnew) {
+  FiberLoop loop;
+  bool first = true, second = false;
+  int first_fd = -1, second_fd = -2;
+  double waited_s = 0;
+  loop.add([&] {
+    int a[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    first_fd = a[0];
+    first = thread_io_waiter()->wait(a[0], POLLIN, Clock::now() + 20ms);  // registered, nobody writes
+    close_socket(a[0]);
+    close(a[1]);
+    int b[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    second_fd = b[0];
+    ASSERT_EQ(write(b[1], "y", 1), 1);
+    const auto t = Clock::now();
+    second = thread_io_waiter()->wait(b[0], POLLIN, Clock::now() + 10s);
+    waited_s = seconds_since(t);
+    close_socket(b[0]);
+    close(b[1]);
+  });
+  loop.run();
+  EXPECT_FALSE(first);
+  EXPECT_EQ(second_fd, first_fd) << "the test needs the number to come back";
+  EXPECT_TRUE(second) << "the new socket was never registered";
+  EXPECT_LT(waited_s, 5.0);
+}
+
 TEST(FiberLoop, AnExceptionIsRethrownAfterTheOtherFibersEnd) {
   FiberLoop loop;
   bool other_finished = false;
