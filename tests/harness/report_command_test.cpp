@@ -40,8 +40,8 @@ json page_data(const fs::path& page) {
 }
 
 const fs::path kReference = fs::path(SOAPBENCH_SOURCE_DIR) / "results" / "reference";
-const fs::path kGsoap = kReference / "20261201-062157-reference-gsoap.json";
-const fs::path kPhp = kReference / "20261201-063823-reference-php.json";
+const fs::path kGsoap = kReference / "20261202-005431-reference-gsoap.json";
+const fs::path kPhp = kReference / "20261202-010943-reference-php.json";
 
 // A copy of a results file with `edit` applied to its JSON.
 fs::path edited_copy(const fs::path& from, const fs::path& to, const std::function<void(json&)>& edit) {
