@@ -101,11 +101,11 @@ std::vector<MixEntry> load_mix(const std::string& path, const std::string& soap_
     e.call.name = text_of("name", e.call.name);
     if (!names.insert(e.call.name).second)
       throw std::invalid_argument(where + "a second entry named '" + e.call.name + "' (give each a \"name\")");
-    std::string action = text_of("soap_action", "");
-    if (action.size() >= 2 && action.front() == '"' && action.back() == '"') action = action.substr(1, action.size() - 2);
-    if (action.find_first_of("\"\r\n") != std::string::npos)
-      throw std::invalid_argument(where + "\"soap_action\" must not hold a quote or a line break");
-    e.call.soap_action = action;
+    try {
+      e.call.soap_action = soap_action_value(text_of("soap_action", ""));
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(where + "\"soap_action\" " + error.what());
+    }
     if (const auto w = c.find("weight"); w != c.end()) {
       if (!w->is_number_unsigned() || w->get<uint64_t>() < 1 || w->get<uint64_t>() > 1000000)
         throw std::invalid_argument(where + "\"weight\" must be a whole number from 1 to 1000000");

@@ -98,4 +98,11 @@ void validate_header(const std::string& header) {
   if (name == "soapaction") throw std::invalid_argument("SOAPAction is set by --soap-action");
 }
 
+std::string soap_action_value(std::string action) {
+  if (action.size() >= 2 && action.front() == '"' && action.back() == '"') action = action.substr(1, action.size() - 2);
+  if (action.find_first_of("\"\r\n") != std::string::npos)
+    throw std::invalid_argument("must not hold a quote or a line break");
+  return action;
+}
+
 }  // namespace soapbench

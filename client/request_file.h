@@ -42,4 +42,9 @@ std::vector<std::string> request_headers(const CustomCall& call);
 // "Name: value" with a token name and no CR or LF; throws std::invalid_argument.
 void validate_header(const std::string& header);
 
+// A SOAPAction as given (--soap-action, a mix entry's "soap_action"): the header
+// quotes the URI itself, so one given already quoted is taken as meant. Throws
+// std::invalid_argument when it holds a quote or a line break.
+std::string soap_action_value(std::string action);
+
 }  // namespace soapbench

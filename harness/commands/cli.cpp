@@ -148,12 +148,11 @@ void apply_request_file(const RequestFileFlags& f, CallSpec& call) {
       throw UsageError(std::string("--expect: ") + e.what());
     }
   }
-  // The header quotes the URI itself; one given already quoted is taken as meant.
-  std::string action = f.soap_action;
-  if (action.size() >= 2 && action.front() == '"' && action.back() == '"') action = action.substr(1, action.size() - 2);
-  if (action.find_first_of("\"\r\n") != std::string::npos)
-    throw UsageError("--soap-action: must not hold a quote or a line break");
-  custom.soap_action = action;
+  try {
+    custom.soap_action = soap_action_value(f.soap_action);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--soap-action: ") + e.what());
+  }
   if (!f.data.empty()) {
     try {
       custom.data = load_csv(f.data);

@@ -225,32 +225,26 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
   }
   result_.connections_opened = connections - connections_at_measure_start_;
   if (result_.http_version.empty()) result_.http_version = client_.http_version();
-  // --mix: the call counts for its entry too.
+  // The call counts in the whole result and, with --mix, in its entry's.
   WorkerResult* entry = r.entry < result_.mix.size() ? &result_.mix[r.entry] : nullptr;
-  if (entry) {
-    if (!r.ok && entry->first_failure.empty()) entry->first_failure = std::string(to_string(r.kind)) + ": " + r.detail;
-    if (r.ok) {
-      entry->latency.record(seconds(end - scheduled));
-      if (plan_.rate > 0) entry->uncorrected.record(seconds(end - sent));
-      ++entry->ok;
-      const WireBytes wire = client_.last_wire_bytes();
-      entry->request_bytes = wire.request;
-      entry->response_bytes = wire.response;
-    } else {
-      add_failure(entry->failures, r.kind);
-    }
-  }
   if (r.ok) {
     const double corrected = seconds(end - scheduled);
-    result_.latency.record(corrected);
-    current_.latency.record(corrected);
-    if (plan_.rate > 0) result_.uncorrected.record(seconds(end - sent));
-    ++result_.ok;
-    ++current_.ok;
     const WireBytes wire = client_.last_wire_bytes();
-    result_.request_bytes = wire.request;
-    result_.response_bytes = wire.response;
+    for (WorkerResult* into : {&result_, entry}) {
+      if (!into) continue;
+      into->latency.record(corrected);
+      if (plan_.rate > 0) into->uncorrected.record(seconds(end - sent));
+      ++into->ok;
+      into->request_bytes = wire.request;
+      into->response_bytes = wire.response;
+    }
+    current_.latency.record(corrected);
+    ++current_.ok;
   } else {
+    if (entry) {
+      if (entry->first_failure.empty()) entry->first_failure = std::string(to_string(r.kind)) + ": " + r.detail;
+      add_failure(entry->failures, r.kind);
+    }
     add_failure(result_.failures, r.kind);
     ++current_.failed;
     if (!connected) ++current_.connect_failed;

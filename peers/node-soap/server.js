@@ -106,47 +106,36 @@ function runServer() {
       console.log(`node-soap peer pid ${process.pid} listening on ${a.address}:${a.port}${config.endpointPath}`);
     });
   };
-  const soapServer = soap.listen(server, {
-    callback: ready,
-    path: config.endpointPath,
-    services: require('./echo-service').services,
-    xml: wsdlXml,
-    // One write with Content-Length instead of a chunked body and a second write.
-    enableChunkedEncoding: false,
-    suppressStack: true,
-    // Keep the text of types that node-soap would turn into lossy JS values:
-    // decimal into a double (digits lost), dateTime into a Date (microseconds
-    // lost, and written back as an empty element), float and double into a
-    // Number (INF and -INF become NaN). An echo has no use for the values.
-    customDeserializer: {
-      decimal: keepText,
-      dateTime: keepText,
-      float: keepText,
-      double: keepText,
-    },
-  });
-  // Leading and trailing spaces of a string are content, which node-soap's parser
-  // trims unless its WSDL has preserveWhitespace; soap.listen does not pass that
-  // option on, so it is set on the parsed WSDL (as listen sets attributesKey there).
-  soapServer.wsdl.options.preserveWhitespace = true;
+  // Both contracts the same way: one write with Content-Length instead of a
+  // chunked body and a second write; the text of types node-soap would turn into
+  // lossy JS values (decimal into a double, digits lost; dateTime into a Date,
+  // microseconds lost and written back as an empty element; float and double into
+  // a Number, INF and -INF become NaN), since an echo has no use for the values;
+  // leading and trailing spaces of a string kept as content, which node-soap's
+  // parser trims unless its WSDL has preserveWhitespace (soap.listen does not pass
+  // that option on, so it is set on the parsed WSDL, as listen sets attributesKey
+  // there); and the body limit.
+  const listen = (path, services, xml) => {
+    const s = soap.listen(server, {
+      callback: ready,
+      path,
+      services,
+      xml,
+      enableChunkedEncoding: false,
+      suppressStack: true,
+      customDeserializer: { decimal: keepText, dateTime: keepText, float: keepText, double: keepText },
+    });
+    s.wsdl.options.preserveWhitespace = true;
+    s.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
+    return s;
+  };
+  const soapServer = listen(config.endpointPath, require('./echo-service').services, wsdlXml);
   // The handlers resolve QName prefixes against the request text (node-soap keeps
   // no namespace context in the parsed object); the 'received' log hands it over.
   soapServer.log = (type, data, req) => {
     if (type === 'received') req.soapXml = data;
   };
-  soapServer.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
-
-  const inventoryServer = soap.listen(server, {
-    callback: ready,
-    path: config.inventoryPath,
-    services: require('./inventory-service').services,
-    xml: inventoryXml,
-    enableChunkedEncoding: false,
-    suppressStack: true,
-    customDeserializer: { dateTime: keepText, double: keepText },  // the text, as for the echo service
-  });
-  inventoryServer.wsdl.options.preserveWhitespace = true;
-  inventoryServer.authorizeConnection = (req, res) => limitBody(req, res, config.maxRequestBytes);
+  listen(config.inventoryPath, require('./inventory-service').services, inventoryXml);
 
   server.on('error', (err) => fail(`cannot listen on ${config.bind}:${config.port}: ${err.message}`));
   process.on('SIGTERM', () => process.exit(0));

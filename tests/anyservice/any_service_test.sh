@@ -105,20 +105,19 @@ for op in json.load(open(newest))["operations"]:
     print(op["operation"], step["requests"], sum(v for v in f.values() if isinstance(v, int)), f["mismatch"])
 PY
 }
+run_mix() {  # NAME EXIT COUNTS: run req/NAME.json, want exit EXIT and these operation counts
+  set +e
+  "$soapbench" run --url "$url" --mix "$tmp/req/$1.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
+    --out "$tmp/$1" >"$tmp/mix.out" 2>&1
+  local code=$?
+  set -e
+  [[ $code == "$2" ]] || fail "mix $1 exited $code (want $2): $(cat "$tmp/mix.out")"
+  [[ $(operation_counts "$tmp/$1" | tr '\n' ';') == "$3" ]] || fail "mix $1 counts: $(operation_counts "$tmp/$1")"
+}
 mix_with echo "$tmp/req/mix-good.json"
-"$soapbench" run --url "$url" --mix "$tmp/req/mix-good.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
-  --out "$tmp/mix-good" >"$tmp/mix.out" 2>&1 || fail "mix: $(cat "$tmp/mix.out")"
-[[ $(operation_counts "$tmp/mix-good" | tr '\n' ';') == "mix 200 0 0;lookup 50 0 0;reserve 150 0 0;" ]] ||
-  fail "mix counts: $(operation_counts "$tmp/mix-good")"
+run_mix mix-good 0 "mix 200 0 0;lookup 50 0 0;reserve 150 0 0;"
 mix_with "xpath:count(//*[local-name()='nosuch'])=1" "$tmp/req/mix-wrong.json"
-set +e
-"$soapbench" run --url "$url" --mix "$tmp/req/mix-wrong.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
-  --out "$tmp/mix-wrong" >"$tmp/mix.out" 2>&1
-code=$?
-set -e
-[[ $code == 1 ]] || fail "a mix with a wrong expectation exited $code"
-[[ $(operation_counts "$tmp/mix-wrong" | tr '\n' ';') == "mix 150 50 50;lookup 0 50 50;reserve 150 0 0;" ]] ||
-  fail "wrong mix counts: $(operation_counts "$tmp/mix-wrong")"
+run_mix mix-wrong 1 "mix 150 50 50;lookup 0 50 50;reserve 150 0 0;"
 # A wrong expectation on both entries: every call of the mix a mismatch.
 /usr/bin/python3 - "$tmp/req/mix-good.json" "$tmp/req/mix-none.json" <<'PY'
 import json, sys
@@ -127,14 +126,7 @@ for call in mix["calls"]:
     call["expect"] = ["contains:<NoSuchElement"]
 json.dump(mix, open(sys.argv[2], "w"))
 PY
-set +e
-"$soapbench" run --url "$url" --mix "$tmp/req/mix-none.json" --clients 2 --requests 100 --warmup 0 --interval 0 \
-  --out "$tmp/mix-none" >"$tmp/mix.out" 2>&1
-code=$?
-set -e
-[[ $code == 1 ]] || fail "a mix that expects what never comes exited $code"
-[[ $(operation_counts "$tmp/mix-none" | tr '\n' ';') == "mix 0 200 200;lookup 0 50 50;reserve 0 150 150;" ]] ||
-  fail "all-wrong mix counts: $(operation_counts "$tmp/mix-none")"
+run_mix mix-none 1 "mix 0 200 200;lookup 0 50 50;reserve 0 150 150;"
 for bad in "--request-file $tmp/req/lookup.xml" "--soap-action urn:x" "--client gsoap"; do
   set +e
   # shellcheck disable=SC2086  # the flag and its value, split on purpose
