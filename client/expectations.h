@@ -3,9 +3,11 @@
 // every call: a response that fails one is a failed call of the kind that says
 // why (http_status, soap_fault, mismatch, read), never a silent success.
 //   echo           the response payload's elements and values equal the request's,
-//                  by element path (local names below the payload element) and value
+//                  by element path (local names below the parameters, the payload's
+//                  children, which services rename: `in` comes back as `out`) and value
 //                  (echo_values.h: text, but numbers and dateTimes as values, which
-//                  stacks write in their own canonical forms): prefixes, namespaces
+//                  stacks write in their own canonical forms, and QNames by namespace
+//                  and local name): prefixes, namespaces
 //                  and the payload element's own name are ignored, which is what any
 //                  echo service returns; not a Fault
 //   xpath:EXPR     pugixml's XPath 1.0 over the response; true passes (no namespace
@@ -56,11 +58,16 @@ class ExpectationCheck final : public ResponseCheck {
   struct Leaf {
     std::string path;  // "item/varString": local names below the payload element
     std::string text;
+    // A text that reads PREFIX:NAME with PREFIX bound in scope: that namespace,
+    // for comparing QNames (xsd:string and xs:string are one value when both
+    // prefixes name XML Schema); empty for any other text.
+    std::string qname_ns;
     bool operator==(const Leaf&) const = default;
   };
   // The payload element of a parsed envelope, or an empty node.
   static pugi::xml_node payload_of(const pugi::xml_document& doc, pugi::xml_node* body);
   static void leaves(pugi::xml_node payload, std::vector<Leaf>& out);
+  static bool same_leaf_value(const Leaf& sent, const Leaf& got);
 
   std::string envelope_;
   RequestTemplate template_;

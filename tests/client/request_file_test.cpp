@@ -152,6 +152,39 @@ TEST(Expectations, EchoComparesPathsAndValuesNotPrefixesOrTheWrapper) {
   EXPECT_EQ(fault.detail, "boom");
 }
 
+TEST(Expectations, EchoLetsAServiceRenameItsParametersButNotTheNamesBelowThem) {
+  // CXF's performance sample: echoComplexTypeDoc(in, id) answers (return, idout).
+  ExpectationCheck check(call_with("<m:echoDoc xmlns:m=\"urn:a\"><m:in><m:item><m:v>1</m:v></m:item></m:in>"
+                                   "<m:id>7</m:id></m:echoDoc>",
+                                   {"echo"}));
+  EXPECT_TRUE(verdict(check, 200,
+                      envelope(kSoap11, "<r><return><item><v>1</v></item></return><idout>7</idout></r>"))
+                  .ok);
+  const CallResult value = verdict(check, 200, envelope(kSoap11, "<r><return><item><v>1</v></item></return><idout>8</idout></r>"));
+  EXPECT_EQ(value.detail, "echo: id sent '7', got idout '8'");
+  const CallResult renamed = verdict(check, 200, envelope(kSoap11, "<r><return><item><w>1</w></item></return><idout>7</idout></r>"));
+  EXPECT_EQ(renamed.detail, "echo: in/item/v sent '1', got return/item/w '1'");
+}
+
+TEST(Expectations, EchoComparesQNamesByNamespaceAndLocalName) {
+  ExpectationCheck check(call_with("<m:e xmlns:m=\"urn:a\" xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\">"
+                                   "<m:q>xsd:string</m:q><m:s>a:b</m:s></m:e>",
+                                   {"echo"}));
+  // CXF answers with its own prefix for XML Schema; "a:b" has no bound prefix: text.
+  EXPECT_TRUE(verdict(check, 200,
+                      envelope(kSoap11, "<r xmlns:xs=\"http://www.w3.org/2001/XMLSchema\"><q>xs:string</q><s>a:b</s></r>"))
+                  .ok);
+  const CallResult other_ns = verdict(
+      check, 200, envelope(kSoap11, "<r xmlns:xs=\"urn:not-schema\"><q>xs:string</q><s>a:b</s></r>"));
+  EXPECT_EQ(other_ns.detail, "echo: q sent 'xsd:string', got q 'xs:string'");
+  const CallResult other_name = verdict(
+      check, 200, envelope(kSoap11, "<r xmlns:xs=\"http://www.w3.org/2001/XMLSchema\"><q>xs:int</q><s>a:b</s></r>"));
+  EXPECT_EQ(other_name.detail, "echo: q sent 'xsd:string', got q 'xs:int'");
+  const CallResult text = verdict(
+      check, 200, envelope(kSoap11, "<r xmlns:xs=\"http://www.w3.org/2001/XMLSchema\"><q>xs:string</q><s>c:b</s></r>"));
+  EXPECT_EQ(text.detail, "echo: s sent 'a:b', got s 'c:b'");
+}
+
 TEST(Expectations, ASimpleContentPayloadIsComparedByItsText) {
   ExpectationCheck check(call_with("<ping xmlns=\"urn:p\">hello</ping>", {"echo"}));
   EXPECT_TRUE(verdict(check, 200, envelope(kSoap11, "<pong>hello</pong>")).ok);
