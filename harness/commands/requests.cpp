@@ -70,22 +70,39 @@ struct Binding {
   std::string endpoint;                                 // the first service port
 };
 
-// What wsdl2h kept of the bindings, from its "//gsoap ns service ..." lines.
+// What wsdl2h kept of the bindings. The SOAPAction is a binding operation's
+// soap:operation/@soapAction, which wsdl2h writes only in the operation's
+// comment ("Default SOAP action or REST location path:", then the action
+// quoted); its //gsoap "method-input-action" line is the WS-Addressing action,
+// made up ("NS/PortType/op") when the WSDL gives no soapAction, and a service
+// that checks SOAPAction (CXF) faults on it. No soapAction: SOAPAction "".
+// The styles and the endpoint come from the //gsoap lines.
 Binding read_bindings(const fs::path& header) {
   std::ifstream in(header);
-  static const std::regex line(R"(^//gsoap\s+\S+\s+service\s+(method-input-action|method-action|method-style|port):\s*(\S+)(?:\s+(\S+))?)");
+  static const std::regex line(R"(^//gsoap\s+\S+\s+service\s+(method-style|port):\s*(\S+)(?:\s+(\S+))?)");
+  // "/** Operation "__ns1__echoString" (document) or "ns1__getQuote" (rpc) of ...": its C name,
+  // with trailing underscores when a second binding has an operation of that name.
+  static const std::regex operation(R"re(^/\*\* Operation "(?:(?:__)?[A-Za-z0-9]+__)?([^"]+)")re");
+  static const std::regex quoted(R"re(^\s*- "(.*)"\s*$)re");
   Binding b;
-  std::string text;
+  std::string text, op;
+  bool action_next = false;
   std::smatch m;
   while (std::getline(in, text)) {
-    if (!std::regex_search(text, m, line)) continue;
-    const std::string what = m[1];
-    if (what == "port") {
-      if (b.endpoint.empty()) b.endpoint = m[2];
-    } else if (what == "method-style") {
-      b.styles[m[2]] = m[3];
-    } else if (m[3].matched && (what == "method-input-action" || !b.actions.count(m[2]))) {
-      b.actions[m[2]] = m[3];
+    if (std::regex_search(text, m, operation)) {
+      op = m[1];
+      action_next = false;
+    } else if (!op.empty() && text.find("- Default SOAP action or REST location path:") != std::string::npos) {
+      action_next = true;
+    } else if (action_next && std::regex_search(text, m, quoted)) {
+      if (!op.ends_with('_')) b.actions.emplace(op, m[1]);
+      action_next = false;
+    } else if (std::regex_search(text, m, line)) {
+      if (m[1] == "port") {
+        if (b.endpoint.empty()) b.endpoint = m[2];
+      } else {
+        b.styles[m[2]] = m[3];
+      }
     }
   }
   return b;
@@ -254,7 +271,7 @@ int requests_command(const RequestsConfig& c, std::ostream& out, std::ostream& e
                        binding.endpoint.empty() ? "not given" : binding.endpoint);
     for (const SampleRequest& r : written)
       out << fmt::format("  {:<24} {:<8} {} values filled, SOAPAction {}\n", r.operation, r.style.empty() ? "-" : r.style,
-                         r.filled, r.soap_action.empty() ? "(none)" : r.soap_action);
+                         r.filled, r.soap_action.empty() ? "\"\" (none in the WSDL)" : r.soap_action);
     out << "Drive one (replace the URL with the service's own if it differs):\n";
     for (const SampleRequest& r : written) {
       out << "  soapbench run --url " << (binding.endpoint.empty() ? "URL" : binding.endpoint) << " --request-file "

@@ -144,6 +144,13 @@ grep -q "getQuote  *rpc  *1 values filled, SOAPAction urn:soapbench:test:quote#g
 grep -q 'SOAP-ENV:Body SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"' "$tmp/rpc/getQuote.xml" &&
   grep -q '<symbol>0123456789012345</symbol>' "$tmp/rpc/getQuote.xml" || fail "rpc sample: $(cat "$tmp/rpc/getQuote.xml")"
 
+# No soapAction in the WSDL (as in CXF's performance sample): SOAPAction "", not
+# the WS-Addressing action wsdl2h makes up (NS/PortType/op), which CXF refuses.
+"$soapbench" requests "$(dirname "$wsdl")/no-action.wsdl" --out "$tmp/noact" >"$tmp/noact.out" 2>&1 || fail "no-action: $(cat "$tmp/noact.out")"
+grep -q '^  echoDoc  *document 1 values filled, SOAPAction "" (none in the WSDL)$' "$tmp/noact.out" || fail "$(cat "$tmp/noact.out")"
+grep -q '"soap_action": ""' "$tmp/noact/requests.json" || fail "no-action: $(cat "$tmp/noact/requests.json")"
+! grep -q "soap-action\|DocPortType" "$tmp/noact.out" "$tmp/noact/mix.json" || fail "a made-up action: $(cat "$tmp/noact.out" "$tmp/noact/mix.json")"
+
 # A file that is no WSDL: wsdl2h's own words, exit 1.
 echo "<definitions><oops" >"$tmp/broken.wsdl"
 set +e
