@@ -214,6 +214,11 @@ void validate_run(const RunConfig& c) {
     if (c.server_mode_given && c.stack != kEmbeddedStack)
       throw UsageError("--server-mode: only for the embedded server (--stack gsoap), not for --stack " + c.stack);
   }
+  if (c.server_pid > 0) {
+    if (url.empty()) throw UsageError("--server-pid: only with --url (the embedded server and peers are observed already)");
+    if (const std::string problem = server_pid_problem(c.server_pid); !problem.empty())
+      throw UsageError("--server-pid: " + problem);
+  }
   if ((c.call.client.custom || !c.call.client.mix.empty()) && c.call.client_kind == "gsoap")
     throw UsageError(std::string(c.call.client.custom ? "--request-file" : "--mix") +
                      ": the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "
@@ -263,6 +268,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   auto* run_stack = run->add_option("--stack", r.stack,
                                     "Start this stack (see `soapbench stacks`), drive it, stop it");
   run_stack->excludes(run->get_option("--url"));
+  run->add_option("--server-pid", r.server_pid,
+                  "With --url: PID of a local server without /stats (any service, a JVM): its process "
+                  "group's CPU, from /proc, is each step's server CPU")
+      ->check(CLI::Range(1, 1 << 22));
   auto* run_server_mode = add_run_options(run, r);
   run->add_flag("--report", r.report, "Also write the HTML page of the run (soapbench report) beside the results");
   run->add_option("--junit", r.junit_path,

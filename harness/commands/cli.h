@@ -37,6 +37,8 @@ struct RunConfig {
   // --clients, --duration or --requests, --warmup, --first-warmup, --rate, --interval
   LoadSpec load;
   std::string stack;             // --stack: start this stack (proc/stacks.h) instead; "" = none
+  int server_pid = 0;            // --server-pid: with --url, a local server without /stats, whose
+                                 // process group's CPU is the step's server CPU; 0 = none
   std::string label;             // --label: the run's name in file names, tables and charts
   std::string out_dir = "results";  // --out: where the JSON and CSV files go
   std::string server_mode = "per-connection";  // --server-mode: the embedded server's mode

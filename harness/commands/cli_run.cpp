@@ -242,6 +242,7 @@ int run_command(const RunConfig& c, std::ostream& out, std::ostream& err, std::s
   RampOutcome outcome;
   try {
     target = std::make_unique<RunTarget>(c.call.client.url, c.stack, c.server_mode, out);
+    if (c.server_pid > 0) target->observe(getpgid(c.server_pid));
     aim_at(plan, *target);
     probe_endpoint(c, plan, record, out, target->peer_version(), &interrupt);
   } catch (const std::exception& e) {

@@ -1,6 +1,10 @@
 #include "commands/cli_values.h"
 #include "commands/command_table.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <ostream>
 
 #include <fmt/core.h>
@@ -71,6 +75,14 @@ int parse_app(CLI::App& app, int argc, const char* const* argv, const char* name
     err << "soapbench " << name << ": " << e.what() << "\nRun 'soapbench " << name << " --help'.\n";
     return 2;
   }
+}
+
+std::string server_pid_problem(int pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return "no process " + std::to_string(pid);
+  if (getpgid(pid) != pid)
+    return "process " + std::to_string(pid) +
+           " does not lead its own process group (start it with setsid, as peers' start scripts do)";
+  return {};
 }
 
 }  // namespace soapbench

@@ -32,6 +32,11 @@ CLI::Validator count_value(uint64_t min);      // parse_count, at least min
 CLI::Validator client_list_value();            // parse_client_list, left as text
 CLI::Validator count_list_value();             // parse_count_list, left as text
 
+// What is wrong with --server-pid PID, or "": the process must exist and lead
+// its own process group, whose CPU is read from /proc (a server sharing a
+// group with the shell that started it would be charged the shell's CPU).
+std::string server_pid_problem(int pid);
+
 // The command line as typed, quoted where needed, for the results file.
 std::string join_args(int argc, const char* const* argv);
 

@@ -26,7 +26,10 @@ class RunTarget {
   RunTarget& operator=(const RunTarget&) = delete;
 
   const std::string& url() const { return url_; }
-  pid_t process_group() const { return peer_ ? peer_->process_group() : 0; }  // a peer's; 0 otherwise
+  // The process group whose CPU is the server's: a peer's, or one named with
+  // observe(); 0 otherwise.
+  pid_t process_group() const { return peer_ ? peer_->process_group() : observed_; }
+  void observe(pid_t process_group) { observed_ = process_group; }
   const std::string& peer_version() const { return peer_version_; }  // its `version` line; "" when no peer
   bool started_here() const { return server_ || peer_; }
   // Stops what was started; returns "" or what went wrong with a peer's stop script.
@@ -36,6 +39,7 @@ class RunTarget {
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<PeerProcess> peer_;
   std::string url_, peer_version_;
+  pid_t observed_ = 0;
 };
 
 }  // namespace soapbench

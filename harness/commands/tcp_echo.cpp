@@ -59,13 +59,8 @@ int parse_tcp_echo(int argc, const char* const* argv, TcpEchoConfig& c, std::ost
   if (c.server_pid > 0) {
     if (call.url.empty()) return usage("--server-pid: only with --url (the embedded server has /stats)");
     if (!c.stats_url.empty()) return usage("--server-pid: not with --stats-url (one source of server CPU)");
-    if (kill(c.server_pid, 0) != 0 && errno == ESRCH)
-      return usage("--server-pid: no process " + std::to_string(c.server_pid));
-    // The CPU read is its process group's: a server sharing a group (with the
-    // shell that started it, say) would count others' CPU as its own.
-    if (getpgid(c.server_pid) != c.server_pid)
-      return usage("--server-pid: process " + std::to_string(c.server_pid) +
-                   " does not lead its own process group (start it with setsid, as peers' start scripts do)");
+    if (const std::string problem = server_pid_problem(c.server_pid); !problem.empty())
+      return usage("--server-pid: " + problem);
   }
   if (threads->count() > 0 && c.server_mode != "threaded")
     return usage("--server-threads: only for --server-mode threaded");

@@ -20,7 +20,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 if [[ $server == http://* ]]; then
   url=$server  # a service started by the caller (a peer stack: tests/peers/any-service)
 else
-  "$server" 0 >"$tmp/server.out" 2>"$tmp/server.err" &
+  # setsid: the server leads its own process group, whose CPU --server-pid reads.
+  setsid "$server" 0 >"$tmp/server.out" 2>"$tmp/server.err" &
   pid=$!
   for ((i = 0; i < 100; i++)); do
     [[ $(head -n 1 "$tmp/server.out") =~ listening\ on\ (http://[^ ]+) ]] && break
@@ -61,6 +62,17 @@ for op in reserve lookup; do
     fail "$op with --expect echo: $(cat "$tmp/good.out")"
   read -r calls failed _ _ < <(step_counts "$tmp/good-$op")
   [[ $calls == 100 && $failed == 0 ]] || fail "$op: $calls passed, $failed failed (want 100, 0)"
+  if [[ -n $pid ]]; then
+    # A service without /stats: --server-pid makes its process group's CPU the step's server CPU.
+    "$soapbench" run --url "$url" --request-file "$tmp/req/$op.xml" --clients 2 --duration 1s --warmup 0 --interval 0 \
+      --soap-action "$action" --server-pid "$pid" --out "$tmp/cpu-$op" >"$tmp/cpu.out" 2>&1 ||
+      fail "$op with --server-pid: $(cat "$tmp/cpu.out")"
+    /usr/bin/python3 - "$tmp/cpu-$op" <<'PY' || fail "$op: no server CPU with --server-pid $pid"
+import json, sys, glob
+step = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))["operations"][0]["steps"][0]
+sys.exit(0 if (step["server_cpu_pct"] or 0) > 0 else 1)
+PY
+  fi
 
   set +e
   "$soapbench" "${common[@]}" --soap-action "$action" --expect echo \
