@@ -118,6 +118,9 @@ Config parse_args(int argc, char** argv, int& exit_code) {
           return "'" + u + "' holds a space, quote, <, > or &";
         return "";
       });
+  app.add_flag("--time-layers", c.time_layers,
+               "Time each request's XML check and gSOAP work on the thread's CPU clock and add them up\n"
+               "in GET /stats (\"layers\"), for scripts/bench-server; costs three clock reads a request");
   app.add_option("--access-log", c.access_log,
                  "Append a line per request to FILE: Common Log Format and the server's microseconds for it\n"
                  "(off by default, and free when off)");

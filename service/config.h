@@ -42,6 +42,10 @@ struct Config {
   // calls this server whatever its port.
   std::string public_url;
   std::string access_log;  // --access-log FILE: a line per request (access_log.h); "" = none
+  // --time-layers: each POST's XML check and gSOAP work timed on the serving
+  // thread's CPU clock, summed in /stats ("layers"), so that the HTTP layer's
+  // cost is the rest of the server's CPU, measured under load (bench-server).
+  bool time_layers = false;
 };
 
 // Parses argv into a Config. exit_code is -1 when the server should run; 0 after

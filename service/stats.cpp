@@ -55,6 +55,10 @@ std::string stats_json(const Stats& s, const Config& c) {
       {"cpu", {{"user_s", usage.user_cpu_s}, {"system_s", usage.system_cpu_s}}},
       {"rss_bytes", usage.rss_bytes},
   };
+  if (c.time_layers)
+    j["layers"] = {{"timed_requests", s.timed_requests.load()},
+                   {"xml_guard_cpu_s", static_cast<double>(s.guard_cpu_ns.load()) / 1e9},
+                   {"soap_cpu_s", static_cast<double>(s.soap_cpu_ns.load()) / 1e9}};
   return j.dump();
 }
 

@@ -25,6 +25,10 @@ struct Stats {
   std::atomic<uint64_t> refused{0};         // connections closed at once (over --max-connections)
   std::atomic<int64_t> open{0};             // connections open now
   std::atomic<int64_t> buffered{0};         // bytes of requests held in memory across connections
+  // --time-layers: thread CPU nanoseconds of the POSTs timed, by layer.
+  std::atomic<uint64_t> timed_requests{0};  // POSTs timed
+  std::atomic<uint64_t> guard_cpu_ns{0};    // the XML check before gSOAP (xml_guard.h)
+  std::atomic<uint64_t> soap_cpu_ns{0};     // gSOAP: parse, the operation, the response into the output buffer
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   // Not a counter, but shared by every serving thread as the counters are:
   // where each request is logged (--access-log); nullptr = no log.

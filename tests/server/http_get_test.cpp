@@ -136,6 +136,32 @@ namespace {
 // --access-log: a Common Log Format line per request, in every mode, written
 // out by the time the server has stopped: answered requests with their status
 // and response bytes, refused ones too.
+// --time-layers: every POST served adds its XML check's and gSOAP's thread CPU
+// time to /stats; without the flag there is no "layers" object at all.
+class TimeLayers : public ::testing::TestWithParam<ServerMode> {};
+
+TEST_P(TimeLayers, EveryPostAddsItsXmlAndGsoapCpuToStats) {
+  ServerProcess plain{flags_for(GetParam())};
+  EXPECT_FALSE(fetch_stats(plain.port()).contains("layers"));
+  ServerProcess server{flags_for(GetParam(), {"--time-layers"})};
+  const nlohmann::json before = fetch_stats(server.port()).at("layers");
+  EXPECT_EQ(before.at("timed_requests").get<uint64_t>(), 0u);
+  const std::string request = http_post(soap_envelope(echo_string_body(std::string(2000, 'x'))));
+  for (int i = 0; i < 200; ++i)
+    ASSERT_EQ(exchange_once(server.port(), request).outcome, ReadResult::Outcome::response);
+  exchange_once(server.port(), http_get("/echo?wsdl", false));  // a GET is not timed
+  const nlohmann::json layers = fetch_stats(server.port()).at("layers");
+  EXPECT_EQ(layers.at("timed_requests").get<uint64_t>(), 200u) << layers;
+  // 200 parses of a 2 KB echoString take some microseconds each, and less than the whole process's CPU.
+  const double guard = layers.at("xml_guard_cpu_s").get<double>(), soap = layers.at("soap_cpu_s").get<double>();
+  EXPECT_GT(soap, 200 * 1e-6) << layers;
+  EXPECT_GT(guard, 0.0) << layers;
+  const nlohmann::json cpu = fetch_stats(server.port()).at("cpu");
+  EXPECT_LT(guard + soap, cpu.at("user_s").get<double>() + cpu.at("system_s").get<double>() + 0.02) << layers << cpu;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, TimeLayers, ::testing::ValuesIn(all_modes()), mode_param_name);
+
 class AccessLogFile : public ::testing::TestWithParam<ServerMode> {};
 
 TEST_P(AccessLogFile, EveryRequestGetsALineWithItsStatusAndBytes) {
