@@ -78,6 +78,9 @@ Config parse_args(int argc, char** argv, int& exit_code) {
   CLI::Option* threads = app.add_option("--threads", c.threads,
                                         "Worker threads in pool mode; event loops in loops mode (default: one per core)")
       ->check(CLI::Range(1u, 1024u))->capture_default_str();
+  app.add_flag("--gzip", c.gzip,
+               "Gzip the SOAP response when the request's Accept-Encoding accepts gzip (requests are\n"
+               "decoded whenever they say Content-Encoding: gzip, with or without it)");
   app.add_option("--keepalive", keepalive, "HTTP keep-alive: on | off")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   app.add_option("--recv-timeout", c.recv_timeout_s, "Seconds a request may take to arrive")

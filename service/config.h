@@ -21,6 +21,7 @@ struct Config {
   unsigned threads = 20;           // pool workers (xSocket's threaded server used 20), or event loops in
                                    // loops mode (parse_args makes that one per core unless given)
   bool keepalive = true;           // HTTP keep-alive, no cap on requests per connection
+  bool gzip = false;               // --gzip: gzip the SOAP responses of clients that accept it
   double recv_timeout_s = 5;       // a request that stops arriving is dropped after this
   double send_timeout_s = 5;       // a client that stops reading is dropped after this
   double idle_timeout_s = 60;      // a keep-alive connection with no request is closed after this

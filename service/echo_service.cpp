@@ -81,6 +81,10 @@ int response_line(struct soap* s, int status, ULONG64 count) {
 // text/xml because its context still says 1.1: SOAP 1.2 (part 2, 7.1.4) wants application/soap+xml.
 int post_header(struct soap* s, const char* key, const char* val) {
   if (key && !strcasecmp(key, "Keep-Alive")) return SOAP_OK;
+  // With --gzip a SOAP answer depends on the request's Accept-Encoding: say so to
+  // the caches and proxies between (RFC 9110 12.5.5), gzipped or not.
+  if (key && !strcasecmp(key, "Content-Type") && self(s).varies_by_encoding())
+    if (const int err = gsoap_defaults().fposthdr(s, "Vary", "Accept-Encoding")) return err;
   if (key && val && !strcasecmp(key, "Content-Type") && !strncmp(val, "text/xml", 8) && s->local_namespaces &&
       s->local_namespaces[0].out && !strcmp(s->local_namespaces[0].out, "http://www.w3.org/2003/05/soap-envelope"))
     return gsoap_defaults().fposthdr(s, key, "application/soap+xml; charset=utf-8");
@@ -221,6 +225,14 @@ EchoService::EchoService(const Config& config, Stats& stats)
 
 EchoService::~EchoService() { soap->socket = SOAP_INVALID_SOCKET; }
 
+bool EchoService::can_gzip() {
+#ifdef WITH_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
 EchoBindingService* EchoService::copy() { return new EchoService(config_, stats_); }
 
 size_t EchoService::read_input(char* buf, size_t n) {
@@ -351,6 +363,14 @@ bool EchoService::serve_one(Connection& c) {
     if (!rewritten_.empty()) body_ = rewritten_;
     if (config_.delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(config_.delay_s));
   }
+  varies_by_encoding_ = config_.gzip && head.method == "POST";
+#ifdef WITH_ZLIB
+  // gSOAP gzips whatever it sends while the output mode has SOAP_ENC_ZLIB (and
+  // writes Content-Encoding: gzip): only a SOAP answer, and only to a client
+  // that said it accepts gzip.
+  if (config_.gzip && head.accepts_gzip && head.method == "POST") s->omode |= SOAP_ENC_ZLIB;
+  else s->omode &= ~SOAP_ENC_ZLIB;
+#endif
   if (soap_begin_serve(s) == SOAP_OK) {
     if (!path_is_endpoint(s->path)) {
       s->error = 404;

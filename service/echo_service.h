@@ -38,10 +38,14 @@ class EchoService : public EchoBindingService {
   void note_status(int status) { status_ = status; }
   Connection* connection() { return conn_; }
   void count_sent(size_t n) { sent_ += n; }  // response bytes, for the access log
+  bool varies_by_encoding() const { return varies_by_encoding_; }  // --gzip and a POST: Vary: Accept-Encoding
   // gSOAP's input: the request head it is given, then the framed body.
   size_t read_input(char* buf, size_t n);
   // Whether anything but white space is left of the body after the Envelope.
   bool body_has_more() const;
+
+  // Whether the gSOAP runtime was built with zlib, which --gzip needs.
+  static bool can_gzip();
 
   EchoBindingService* copy() override;
   int echoString(_echo__echoString* request, _echo__echoStringResponse& response) override;
@@ -57,6 +61,7 @@ class EchoService : public EchoBindingService {
 
   const Config& config_;
   Stats& stats_;
+  bool varies_by_encoding_ = false;  // this answer depends on Accept-Encoding (--gzip)
   Connection* conn_ = nullptr;  // the connection being served
   int status_ = 0;              // HTTP status of its response; 0 until one is sent
   std::string head_;            // the request head gSOAP parses (framing fields removed)

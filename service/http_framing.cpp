@@ -41,6 +41,26 @@ std::string_view trim(std::string_view v) {
 }
 
 // An absolute-form target (RFC 9112 3.2.2) reduced to its path and query.
+// Whether an Accept-Encoding value accepts gzip (RFC 9110 12.5.3): a coding
+// gzip, x-gzip or * whose q is not 0 (q=0 means "not this one").
+bool accepts_gzip(std::string_view value) {
+  while (!value.empty()) {
+    const size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+    const size_t semi = item.find(';');
+    const std::string_view coding = trim(item.substr(0, semi));
+    if (!iequals(coding, "gzip") && !iequals(coding, "x-gzip") && coding != "*") continue;
+    if (semi == std::string_view::npos) return true;
+    std::string_view q = trim(item.substr(semi + 1));
+    if (q.size() < 2 || (q[0] != 'q' && q[0] != 'Q') || q[1] != '=') return true;  // another parameter
+    q = trim(q.substr(2));
+    // q = 0 or 0.000 refuses it; anything else (0.5, 1) accepts.
+    if (q.find_first_not_of("0.") != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 bool origin_form(std::string_view target, std::string_view& path) {
   if (target.starts_with('/')) {
     path = target;
@@ -192,6 +212,7 @@ RequestFramer::State RequestFramer::parse_field(std::string_view line) {
     return State::need_more;
   }
   if (iequals(name, "Trailer")) return State::need_more;
+  if (iequals(name, "Accept-Encoding") && accepts_gzip(value)) head_.accepts_gzip = true;
   if (iequals(name, "Host")) {
     if (has_host_) return fail(400, "Bad request: more than one Host header");
     has_host_ = true;

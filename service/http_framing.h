@@ -30,6 +30,7 @@ struct HttpHead {
   bool http10 = false;
   bool expect_continue = false;
   bool gzip = false;         // Content-Encoding: gzip (decoded before gSOAP sees the body)
+  bool accepts_gzip = false; // Accept-Encoding names gzip (or *) with a q above 0
   bool chunked = false;
   uint64_t content_length = 0;  // when not chunked
   std::string host;          // the Host header's value; empty without one (HTTP/1.0)

@@ -6,6 +6,7 @@
 
 #include "access_log.h"
 #include "config.h"
+#include "echo_service.h"
 #include "soapbench/version.h"
 #include "listen_socket.h"
 #include "progress.h"
@@ -23,6 +24,11 @@ int main(int argc, char** argv) {
   // Signals go to one waiting thread, never into the middle of a gSOAP call.
   StopSignals signals;
 
+  if (config.gzip && !EchoService::can_gzip()) {
+    fmt::print(stderr, "soapbench-server: --gzip: this gSOAP runtime was built without zlib "
+                       "(build with SOAPBENCH_GSOAP_RUNTIME=source, which has WITH_GZIP)\n");
+    return 2;
+  }
   Stats stats;
   std::optional<AccessLog> access_log;
   if (!config.access_log.empty()) {

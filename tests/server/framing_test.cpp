@@ -57,6 +57,20 @@ std::string gzip(std::string_view text) {
   return out;
 }
 
+std::string gunzip(std::string_view packed) {
+  z_stream z{};
+  inflateInit2(&z, 16 + MAX_WBITS);
+  std::string out(1 << 20, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&z, Z_FINISH);
+  out.resize(rc == Z_STREAM_END ? z.total_out : 0);
+  inflateEnd(&z);
+  return out;
+}
+
 class Framing : public ::testing::TestWithParam<ServerMode> {
  protected:
   std::unique_ptr<ServerProcess> server;
@@ -237,6 +251,52 @@ TEST_P(Framing, GzipBodyIsDecodedOtherCodingsAre415) {
                  415, "Unsupported media type: Content-Encoding 'br' (only gzip)");
   expect_refused(with_head("Content-Encoding: gzip\r\nContent-Length: " + std::to_string(body.size()) + "\r\n", body),
                  400, "Bad request: the body is not one complete gzip stream (Content-Encoding: gzip)");
+}
+
+// --gzip: a SOAP answer is gzipped for a client whose Accept-Encoding accepts
+// gzip, byte for byte the answer it would get plain, with Vary: Accept-Encoding;
+// not for a client that refuses it (q=0) or does not ask, and never without --gzip.
+TEST_P(Framing, GzipResponsesOnlyWithTheFlagAndForAClientThatAcceptsThem) {
+  const std::string body = soap_envelope(echo_string_body(std::string(3000, 'z')));
+  auto answer = [&](const std::string& accept) {
+    RawConnection c(port());
+    EXPECT_TRUE(c.send(with_head(accept + "Content-Length: " + std::to_string(body.size()) + "\r\n", body)));
+    ReadResult r = c.read_response(kHangGuard);
+    EXPECT_EQ(r.outcome, ReadResult::Outcome::response) << r.describe();
+    EXPECT_EQ(r.response.status, 200) << r.describe();
+    return r.response;
+  };
+  start({"--gzip"});
+  const HttpResponse plain = answer("");
+  EXPECT_EQ(plain.header("Content-Encoding"), "");
+  EXPECT_EQ(plain.header("Vary"), "Accept-Encoding");
+  EXPECT_EQ(echoed_text(plain.body), std::string(3000, 'z'));
+  for (const std::string accept : {"Accept-Encoding: gzip\r\n", "Accept-Encoding: deflate, GZIP;q=0.5\r\n",
+                                   "Accept-Encoding: *\r\n"}) {
+    const HttpResponse packed = answer(accept);
+    EXPECT_EQ(packed.header("Content-Encoding"), "gzip") << accept;
+    EXPECT_EQ(packed.header("Vary"), "Accept-Encoding") << accept;
+    EXPECT_LT(packed.body.size(), plain.body.size() / 4) << accept;
+    EXPECT_EQ(gunzip(packed.body), plain.body) << accept;
+  }
+  for (const std::string refused : {"Accept-Encoding: gzip;q=0\r\n", "Accept-Encoding: br, identity\r\n"}) {
+    const HttpResponse r = answer(refused);
+    EXPECT_EQ(r.header("Content-Encoding"), "") << refused;
+    EXPECT_EQ(r.body, plain.body) << refused;
+  }
+  // GET ?wsdl stays plain.
+  RawConnection wsdl(port());
+  wsdl.send("GET /echo?wsdl HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n");
+  const ReadResult w = wsdl.read_response(kHangGuard);
+  ASSERT_EQ(w.outcome, ReadResult::Outcome::response) << w.describe();
+  EXPECT_EQ(w.response.header("Content-Encoding"), "");
+
+  // Without --gzip nothing is gzipped, whatever the client accepts.
+  start();
+  const HttpResponse off = answer("Accept-Encoding: gzip\r\n");
+  EXPECT_EQ(off.header("Content-Encoding"), "");
+  EXPECT_EQ(off.header("Vary"), "");
+  EXPECT_EQ(echoed_text(off.body), std::string(3000, 'z'));
 }
 
 // Finding 9: an absolute-form request target is served (RFC 9112, 3.2.2).
