@@ -104,7 +104,7 @@ ExpectationCheck::ExpectationCheck(const CustomCall& call)
   }
   pugi::xml_document request;
   request.load_buffer(envelope_.data(), envelope_.size());
-  leaves(payload_of(request, nullptr), sent_);
+  request_leaves(payload_of(request, nullptr), sent_);
 }
 
 const std::string& ExpectationCheck::render_request() {
@@ -112,7 +112,7 @@ const std::string& ExpectationCheck::render_request() {
   template_.render(rendered_);
   if (echo_) {  // this call's values are what must come back: it costs a parse of the request
     request_doc_.load_buffer(rendered_.data(), rendered_.size());
-    leaves(payload_of(request_doc_, nullptr), sent_);
+    request_leaves(payload_of(request_doc_, nullptr), sent_);
   }
   return rendered_;
 }
@@ -136,9 +136,7 @@ void ExpectationCheck::leaves(pugi::xml_node payload, std::vector<Leaf>& out) {
   pugi::xml_node first = payload.first_child();
   while (first && first.type() != pugi::node_element) first = first.next_sibling();
   if (!first) {  // a payload of simple content: its text is the value
-    std::string text = text_of(payload);
-    std::string ns = qname_namespace(payload, text);
-    out.push_back({"", std::move(text), std::move(ns)});
+    out.push_back({"", text_of(payload), payload, {}});
     return;
   }
   // Depth first in document order; a leaf is an element with no element child.
@@ -156,9 +154,7 @@ void ExpectationCheck::leaves(pugi::xml_node payload, std::vector<Leaf>& out) {
         n = child;
         continue;
       }
-      std::string text = text_of(n);
-      std::string ns = qname_namespace(n, text);
-      out.push_back({path, std::move(text), std::move(ns)});
+      out.push_back({path, text_of(n), n, {}});
       path.resize(lengths.back());
       lengths.pop_back();
     }
@@ -187,10 +183,19 @@ static std::string_view below_parameter(std::string_view path) {
   return slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
 }
 
+void ExpectationCheck::request_leaves(pugi::xml_node payload, std::vector<Leaf>& out) {
+  leaves(payload, out);
+  for (Leaf& leaf : out) {
+    leaf.qname_ns = qname_namespace(leaf.node, leaf.text);
+    leaf.node = {};
+  }
+}
+
 bool ExpectationCheck::same_leaf_value(const Leaf& sent, const Leaf& got) {
-  if (!sent.qname_ns.empty() && !got.qname_ns.empty())
-    return sent.qname_ns == got.qname_ns &&
-           std::string_view(sent.text).substr(sent.text.find(':')) == std::string_view(got.text).substr(got.text.find(':'));
+  if (!sent.qname_ns.empty())
+    if (const std::string ns = qname_namespace(got.node, got.text); !ns.empty())
+      return ns == sent.qname_ns &&
+             std::string_view(sent.text).substr(sent.text.find(':')) == std::string_view(got.text).substr(got.text.find(':'));
   return same_echoed_value(sent.text, got.text);
 }
 

@@ -58,15 +58,19 @@ class ExpectationCheck final : public ResponseCheck {
   struct Leaf {
     std::string path;  // "item/varString": local names below the payload element
     std::string text;
-    // A text that reads PREFIX:NAME with PREFIX bound in scope: that namespace,
-    // for comparing QNames (xsd:string and xs:string are one value when both
-    // prefixes name XML Schema); empty for any other text.
+    // The element, while its document lives: a response leaf's prefix is looked
+    // up only when the request's leaf at its place was a QName.
+    pugi::xml_node node;
+    // A request leaf that reads PREFIX:NAME with PREFIX bound in scope: that
+    // namespace, for comparing QNames (xsd:string and xs:string are one value
+    // when both prefixes name XML Schema); empty for any other text.
     std::string qname_ns;
-    bool operator==(const Leaf&) const = default;
   };
   // The payload element of a parsed envelope, or an empty node.
   static pugi::xml_node payload_of(const pugi::xml_document& doc, pugi::xml_node* body);
   static void leaves(pugi::xml_node payload, std::vector<Leaf>& out);
+  // leaves() of the request, with each QName's namespace resolved (its document may go).
+  static void request_leaves(pugi::xml_node payload, std::vector<Leaf>& out);
   static bool same_leaf_value(const Leaf& sent, const Leaf& got);
 
   std::string envelope_;

@@ -40,7 +40,6 @@ std::string_view trim(std::string_view v) {
   return v;
 }
 
-// An absolute-form target (RFC 9112 3.2.2) reduced to its path and query.
 // Whether an Accept-Encoding value accepts gzip (RFC 9110 12.5.3): a coding
 // gzip, x-gzip or * whose q is not 0 (q=0 means "not this one").
 bool accepts_gzip(std::string_view value) {
@@ -61,6 +60,7 @@ bool accepts_gzip(std::string_view value) {
   return false;
 }
 
+// An absolute-form target (RFC 9112 3.2.2) reduced to its path and query.
 bool origin_form(std::string_view target, std::string_view& path) {
   if (target.starts_with('/')) {
     path = target;
