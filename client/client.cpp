@@ -40,6 +40,8 @@ std::string_view to_string(FailureKind kind) {
     case FailureKind::timeout: return "timeout";
     case FailureKind::connect: return "connect";
     case FailureKind::read: return "read";
+    case FailureKind::tls: return "tls";
+    case FailureKind::auth: return "auth";
   }
   return "?";
 }

@@ -32,6 +32,8 @@ enum class FailureKind {
   timeout,      // the call did not complete within ClientOptions::timeout_s
   connect,      // the TCP connection could not be made
   read,         // the connection broke or the response could not be parsed
+  tls,          // the TLS handshake failed, or the server's certificate did not verify (detail says which check)
+  auth,         // the server refused the credentials: HTTP 401/403, or a WS-Security fault
 };
 std::string_view to_string(FailureKind kind);  // "soap_fault", "http_status", ...
 

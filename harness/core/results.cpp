@@ -16,7 +16,7 @@
 namespace soapbench {
 
 uint64_t FailureCounts::total() const {
-  return soap_fault + http_status + mismatch + timeout + connect + read;
+  return soap_fault + http_status + mismatch + timeout + connect + read + tls + auth;
 }
 
 FailureCounts& FailureCounts::operator+=(const FailureCounts& other) {
@@ -26,6 +26,8 @@ FailureCounts& FailureCounts::operator+=(const FailureCounts& other) {
   timeout += other.timeout;
   connect += other.connect;
   read += other.read;
+  tls += other.tls;
+  auth += other.auth;
   return *this;
 }
 

@@ -30,6 +30,8 @@ struct FailureCounts {
   uint64_t timeout = 0;      // no complete response within the call timeout
   uint64_t connect = 0;      // could not connect
   uint64_t read = 0;         // connection reset/closed or unparsable response
+  uint64_t tls = 0;          // TLS handshake or certificate verification failed (absent in older files: 0)
+  uint64_t auth = 0;         // credentials refused: 401/403 or a WS-Security fault (absent in older files: 0)
 
   uint64_t total() const;
   FailureCounts& operator+=(const FailureCounts& other);

@@ -74,8 +74,18 @@ constexpr auto kContextFields = std::make_tuple(
 
 }  // namespace
 
-void to_json(json& j, const FailureCounts& v) { write_fields(j, v, kFailureFields); }
-void from_json(const json& j, FailureCounts& v) { read_fields(j, v, kFailureFields); }
+void to_json(json& j, const FailureCounts& v) {
+  write_fields(j, v, kFailureFields);
+  j["tls"] = v.tls;
+  j["auth"] = v.auth;
+}
+void from_json(const json& j, FailureCounts& v) {
+  read_fields(j, v, kFailureFields);
+  // Written since TLS and authentication came; a file from before has neither.
+  v.tls = v.auth = 0;
+  if (j.contains("tls")) get(j, "tls", v.tls);
+  if (j.contains("auth")) get(j, "auth", v.auth);
+}
 void to_json(json& j, const IntervalSample& v) {
   write_fields(j, v, kIntervalFields);
   j["connect_errors"] = v.connect_errors;

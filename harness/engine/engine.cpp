@@ -47,6 +47,8 @@ void add_failure(FailureCounts& counts, FailureKind kind) {
     case FailureKind::timeout: ++counts.timeout; return;
     case FailureKind::connect: ++counts.connect; return;
     case FailureKind::read: ++counts.read; return;
+    case FailureKind::tls: ++counts.tls; return;
+    case FailureKind::auth: ++counts.auth; return;
   }
   ++counts.read;  // an out-of-range kind is still a failed call
 }

@@ -45,7 +45,8 @@ json failures(const FailureCounts& f) {
   json out = json::object();
   const std::pair<const char*, uint64_t> kinds[] = {{"soap_fault", f.soap_fault}, {"http_status", f.http_status},
                                                     {"mismatch", f.mismatch},     {"timeout", f.timeout},
-                                                    {"connect", f.connect},       {"read", f.read}};
+                                                    {"connect", f.connect},       {"read", f.read},
+                                                    {"tls", f.tls},               {"auth", f.auth}};
   for (const auto& [name, count] : kinds)
     if (count > 0) out[name] = count;
   return out;

@@ -13,7 +13,8 @@ namespace soapbench {
 std::string describe_failures(const FailureCounts& f) {
   const std::pair<const char*, uint64_t> kinds[] = {
       {"soap_fault", f.soap_fault}, {"http_status", f.http_status}, {"mismatch", f.mismatch},
-      {"timeout", f.timeout},       {"connect", f.connect},         {"read", f.read}};
+      {"timeout", f.timeout},       {"connect", f.connect},         {"read", f.read},
+      {"tls", f.tls},               {"auth", f.auth}};
   std::string out;
   for (const auto& [name, count] : kinds) {
     if (count == 0) continue;

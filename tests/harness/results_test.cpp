@@ -196,20 +196,20 @@ TEST(ResultsCsv, RowsPerOperationAndStep) {
   EXPECT_EQ(lines[0],
             "label,operation,clients,target_rate,requests,throughput,mean_ms,p50_ms,p90_ms,p99_ms,"
             "max_ms,errors,soap_fault,http_status,mismatch,timeout,connect,read,server_cpu_pct,"
-            "client_cpu_pct,request_bytes,response_bytes,p99_9_ms,bytes_per_call,in_flight,send_lag_p99_ms");
+            "client_cpu_pct,request_bytes,response_bytes,p99_9_ms,bytes_per_call,in_flight,send_lag_p99_ms,tls,auth");
   // p50 is the geometric midpoint of the histogram bin holding 1 ms (2 ms).
   EXPECT_EQ(lines[1],
             "gSOAP baseline,echoString,1,0.00,9091,909.09,1.1000,0.9986,2.0000,2.0000,2.0000,"
-            "0,0,0,0,0,0,0,35.5,20.4,1400.5,1500.6,2.0000,2901.1,0,");
+            "0,0,0,0,0,0,0,35.5,20.4,1400.5,1500.6,2.0000,2901.1,0,,0,0");
   EXPECT_EQ(lines[2],
             "gSOAP baseline,echoString,2,0.00,18182,1818.18,1.1000,0.9986,2.0000,2.0000,2.0000,"
-            "3,1,0,0,2,0,0,71.0,40.8,1400.5,1500.6,2.0000,2901.1,0,");
+            "3,1,0,0,2,0,0,71.0,40.8,1400.5,1500.6,2.0000,2901.1,0,,0,0");
   EXPECT_EQ(lines[3],
             "gSOAP baseline,echoStruct,1,500.00,5000,500.00,2.2000,2.0032,4.0000,4.0000,4.0000,"
-            "21,1,2,3,4,5,6,,20.4,1400.5,1500.6,4.0000,2901.1,0,");
+            "21,1,2,3,4,5,6,,20.4,1400.5,1500.6,4.0000,2901.1,0,,0,0");
   EXPECT_EQ(lines[4],
             "gSOAP baseline,echoStruct,4,2000.00,20000,2000.00,2.2000,2.0032,4.0000,4.0000,4.0000,"
-            "0,0,0,0,0,0,0,,81.6,1400.5,1500.6,4.0000,2901.1,0,");
+            "0,0,0,0,0,0,0,,81.6,1400.5,1500.6,4.0000,2901.1,0,,0,0");
 }
 
 TEST(ResultsCsv, QuotesLabelsWithCommasAndQuotes) {

@@ -1,11 +1,25 @@
 #include "test_support.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <stdexcept>
 
 #include "gsoap_values.h"
 #include "soapbench/contract.h"
 
 namespace soapbench::test {
+
+const std::string& test_certs_dir() {
+  static const std::string dir = [] {
+    std::string tmpl = ::testing::TempDir() + "soapbench-certs-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("test_certs_dir: mkdtemp failed");
+    const std::string cmd = std::string(SOAPBENCH_SOURCE_DIR) + "/tests/tls/make-certs '" + tmpl + "'";
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("test_certs_dir: " + cmd + " failed");
+    return tmpl + "/";
+  }();
+  return dir;
+}
 
 std::vector<ServerMode> all_modes() {
   return {{"iterative", {"--mode", "iterative"}},

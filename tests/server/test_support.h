@@ -45,6 +45,14 @@ std::string http_get(std::string_view path, bool keep_alive);
 // The text of the first <...:text> element in an echoStringResponse, unescaped.
 std::optional<std::string> echoed_text(std::string_view response_body);
 
+// ---- TLS -----------------------------------------------------------------
+
+// A folder of test certificates made by tests/tls/make-certs (once per test
+// program, in a temporary folder): ca.pem, server.pem/.key (127.0.0.1, ::1,
+// localhost), client.pem/.key, expired.pem, wrong-name.pem, other-ca.pem,
+// untrusted-client.pem/.key. Ends with '/'. Throws when OpenSSL fails.
+const std::string& test_certs_dir();
+
 // ---- GET /stats ------------------------------------------------------------
 
 // On a new connection (which counts in connections.accepted). Throws

@@ -4,7 +4,7 @@
 'use strict';
 
 const PCTS = ['mean', 'p50', 'p90', 'p99', 'p99.9', 'max'];
-const KINDS = ['soap_fault', 'http_status', 'mismatch', 'timeout', 'connect', 'read'];
+const KINDS = ['soap_fault', 'http_status', 'mismatch', 'timeout', 'connect', 'read', 'tls', 'auth'];
 
 function opOf(run, name) { return run.operations.find(o => o.operation === name) || null; }
 function stepsOf(run, name) { const o = opOf(run, name); return o ? o.steps : []; }
