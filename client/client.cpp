@@ -48,11 +48,11 @@ std::string_view to_string(FailureKind kind) {
 
 namespace {
 
-// http://host[:port][/path]: what gSOAP, libcurl and the raw client accept without TLS.
+// http[s]://host[:port][/path]: what gSOAP, libcurl and the raw client accept.
 bool is_http_url(std::string_view url) {
-  constexpr std::string_view scheme = "http://";
-  if (url.substr(0, scheme.size()) != scheme) return false;
-  url.remove_prefix(scheme.size());
+  if (url.starts_with("http://")) url.remove_prefix(7);
+  else if (url.starts_with("https://")) url.remove_prefix(8);
+  else return false;
   const std::string_view authority = url.substr(0, url.find('/'));
   std::string_view host = authority, port;
   if (!authority.empty() && authority[0] == '[') {  // [IPv6]:port
@@ -108,13 +108,15 @@ std::unique_ptr<EchoClient> make_client(std::string_view kind, const ClientOptio
   if (options.operation == Operation::echo_binary && kind != "raw")
     throw std::invalid_argument("echoBinary is implemented by the raw client only, not '" + std::string(kind) + "'");
   if (!is_http_url(options.url))
-    throw std::invalid_argument("not an http://host[:port]/path URL: '" + options.url + "'");
+    throw std::invalid_argument("not an http[s]://host[:port]/path URL: '" + options.url + "'");
   if (!(options.timeout_s > 0)) throw std::invalid_argument("timeout must be positive");
   if (kind == "gsoap") return make_gsoap_client(options);
   if (kind == "curl") return make_curl_client(options);
   if (kind == "raw") return make_raw_client(options);
   throw std::invalid_argument("unknown client kind '" + std::string(kind) + "' (raw, gsoap, curl, tcp)");
 }
+
+bool is_https_url(std::string_view url) { return url.starts_with("https://"); }
 
 CallResult failure(FailureKind kind, std::string detail) {
   constexpr size_t kMaxDetail = 200;

@@ -44,11 +44,32 @@ struct CallResult {
   uint32_t entry = 0;  // --mix: the entry this call was (ClientOptions::mix); 0 otherwise
 };
 
+bool is_https_url(std::string_view url);
+
 // A failed call's result, its detail cut to a short line (200 characters).
 CallResult failure(FailureKind kind, std::string detail);
 
+// TLS of https:// URLs (raw, curl and gsoap clients); unused for http://.
+struct TlsOptions {
+  std::string ca_file;     // --cacert: trust these CAs (PEM) instead of the system's
+  bool insecure = false;   // --insecure: no check of the server's certificate or name
+  std::string cert_file;   // --cert: a client certificate (PEM), with key_file
+  std::string key_file;    // --key: its private key (PEM)
+  std::string min_version = "1.2";  // --tls-min: the lowest version offered, 1.2 or 1.3
+  std::string ciphers;     // --ciphers: TLS 1.2 cipher list in OpenSSL's syntax; "" = OpenSSL's default
+  bool resume = true;      // a new connection resumes the last session (--no-resume: full handshakes)
+};
+
+// What the client's TLS connections negotiated: the table and the results say it.
+struct TlsState {
+  std::string protocol;     // of the last handshake, "TLSv1.3"; empty without TLS
+  std::string cipher;       // its cipher suite, "TLS_AES_256_GCM_SHA384"
+  uint64_t handshakes = 0;  // completed so far
+  uint64_t resumed = 0;     // of them, resumed sessions (no certificate exchange)
+};
+
 struct ClientOptions {
-  std::string url;  // http://host:port/path; tcp://host:port for the "tcp" client
+  std::string url;  // http[s]://host:port/path; tcp://host:port for the "tcp" client
   Operation operation = Operation::echo_string;
   PayloadSize payload;
   // The deadline of the whole call (connect, send, complete response), on the
@@ -63,11 +84,18 @@ struct ClientOptions {
   // operation == Operation::request and no `custom`. Empty: no mix.
   std::vector<MixEntry> mix{};
   bool keep_response = false;  // keep each response body as it came (last_response(); raw and curl)
+  TlsOptions tls{};             // for https:// URLs
+  // --gzip: requests sent gzip-encoded (Content-Encoding: gzip) and gzip asked for
+  // in responses (Accept-Encoding: gzip); a gzipped response is inflated, then checked.
+  bool gzip = false;
 };
 
 struct WireBytes {  // of the last call, HTTP request/status line and headers (tcp: frame header) included
   uint64_t request = 0;
   uint64_t response = 0;
+  // With --gzip: the same messages had their bodies gone uncompressed; 0 = not compressed.
+  uint64_t request_uncompressed = 0;
+  uint64_t response_uncompressed = 0;
 };
 
 // One connection, one thread; not thread-safe. After a failed call the
@@ -90,6 +118,8 @@ class EchoClient {
   virtual std::string last_response() const { return {}; }
   // The last request body as sent (a request file's variables filled), with keep_response.
   virtual std::string last_request() const { return {}; }
+  // What its TLS connections negotiated; empty for http://.
+  virtual TlsState tls_state() const { return {}; }
 };
 
 // The shortest timeout a kind honours: 1 us (raw, tcp, gsoap), 1 ms for curl,

@@ -1,6 +1,7 @@
 #include "curl_client.h"
 
 #include <curl/curl.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <strings.h>
 
@@ -11,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "gzip.h"
 #include "io_wait.h"
 #include "response_check.h"
+#include "tls.h"
 #include "xml_values.h"
 
 namespace soapbench {
@@ -63,8 +66,14 @@ class CurlClient final : public EchoClient {
   std::string last_request() const override { return request_; }
   uint64_t connections_opened() const override { return connections_; }
   std::string_view http_version() const override { return http_version_; }
+  TlsState tls_state() const override { return tls_state_; }
 
  private:
+  void configure_tls();
+  // Each header line; with https, the first of a response notes the connection's
+  // handshake (the connection is alive then: after the transfer curl may have closed it).
+  static size_t on_header(char* data, size_t size, size_t count, void* self);
+  void note_tls();
   void configure();
   CallResult map_transfer_error(CURLcode rc);
   void drop_connection();
@@ -85,6 +94,7 @@ class CurlClient final : public EchoClient {
   std::chrono::steady_clock::time_point timer_set_{};
 
   ClientOptions options_;
+  TlsState tls_state_;
   uint64_t connections_ = 0;        // CURLINFO_NUM_CONNECTS summed over calls
   std::string_view http_version_;   // of the last response
   CURL* easy_ = nullptr;
@@ -92,6 +102,13 @@ class CurlClient final : public EchoClient {
   std::vector<curl_slist*> mix_headers_;  // --mix: each entry's headers
   char error_[CURL_ERROR_SIZE] = {};
   std::string request_;  // rendered once; curl sends it in place (CURLOPT_POSTFIELDS)
+  std::string packed_;   // --gzip: request_ gzipped, what curl sends instead
+  // Points curl at this call's body: request_, or with --gzip request_ compressed.
+  void post_body() {
+    const std::string& body = options_.gzip ? (packed_ = gzip_compress(request_)) : request_;
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  }
   std::unique_ptr<ResponseCheck> check_;
 
   // Reused from call to call so that a steady run does not allocate for them.
@@ -117,11 +134,13 @@ CurlClient::CurlClient(const ClientOptions& options)
   // no SOAP stack needs; and */* is noise on every request.
   headers_ = curl_slist_append(headers_, "Expect:");
   headers_ = curl_slist_append(headers_, "Accept:");
+  if (options.gzip) headers_ = curl_slist_append(headers_, "Content-Encoding: gzip");
   for (const MixEntry& e : options.mix) {
     curl_slist* list = nullptr;
     for (const std::string& h : request_headers(e.call)) list = curl_slist_append(list, h.c_str());
     list = curl_slist_append(list, "Expect:");
     list = curl_slist_append(list, "Accept:");
+    if (options.gzip) list = curl_slist_append(list, "Content-Encoding: gzip");
     if (!list) throw std::runtime_error("curl_slist_append failed");
     mix_headers_.push_back(list);
   }
@@ -145,13 +164,14 @@ void CurlClient::configure() {
   curl_easy_setopt(easy_, CURLOPT_PROXY, "");  // loopback benchmarks ignore http_proxy
   curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(easy_, CURLOPT_POST, 1L);
-  curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, request_.data());
-  curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request_.size()));
+  post_body();
   curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
+  // --gzip: curl asks for gzip and inflates what comes (CURLINFO_SIZE_DOWNLOAD_T is the wire's).
+  if (options_.gzip) curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "gzip");
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, &body_);
-  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, note_header);
-  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, &server_);
+  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &CurlClient::on_header);
+  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this);
   curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_);
   // Every socket curl closes goes through close_socket, so that an event loop
   // forgets it: the loop keeps a socket registered from one wait to the next,
@@ -166,6 +186,44 @@ void CurlClient::configure() {
     curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L);
     curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L);
   }
+  if (is_https_url(options_.url)) configure_tls();
+}
+
+void CurlClient::configure_tls() {
+  const TlsOptions& t = options_.tls;
+  if (!t.ca_file.empty()) curl_easy_setopt(easy_, CURLOPT_CAINFO, t.ca_file.c_str());
+  if (t.insecure) {
+    curl_easy_setopt(easy_, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(easy_, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!t.cert_file.empty()) {
+    curl_easy_setopt(easy_, CURLOPT_SSLCERT, t.cert_file.c_str());
+    curl_easy_setopt(easy_, CURLOPT_SSLKEY, t.key_file.c_str());
+  }
+  curl_easy_setopt(easy_, CURLOPT_SSLVERSION, t.min_version == "1.3" ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2);
+  if (!t.ciphers.empty()) curl_easy_setopt(easy_, CURLOPT_SSL_CIPHER_LIST, t.ciphers.c_str());
+  curl_easy_setopt(easy_, CURLOPT_SSL_SESSIONID_CACHE, t.resume ? 1L : 0L);
+}
+
+int noted_index() {  // set on an SSL whose handshake was counted
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+size_t CurlClient::on_header(char* data, size_t size, size_t count, void* self) {
+  auto* c = static_cast<CurlClient*>(self);
+  if (size * count > 5 && std::string_view(data, 5) == "HTTP/" && is_https_url(c->options_.url)) c->note_tls();
+  return note_header(data, size, count, &c->server_);
+}
+
+void CurlClient::note_tls() {
+  const curl_tlssessioninfo* info = nullptr;
+  if (curl_easy_getinfo(easy_, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info || info->backend != CURLSSLBACKEND_OPENSSL)
+    return;
+  SSL* ssl = static_cast<SSL*>(info->internals);
+  if (!ssl || SSL_get_ex_data(ssl, noted_index())) return;  // this connection's handshake is counted
+  SSL_set_ex_data(ssl, noted_index(), ssl);
+  note_handshake(ssl, tls_state_);
 }
 
 // Replaces the handle by a copy with the same options: the old handle's
@@ -193,8 +251,7 @@ CallResult CurlClient::call_entry() {
   }
   if (check_->varies()) {  // a request file's variables: this call's envelope
     request_ = check_->render_request();
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, request_.data());
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request_.size()));
+    post_body();
   }
   body_.clear();
   server_.clear();
@@ -215,6 +272,13 @@ CallResult CurlClient::call_entry() {
   // transfer decoding (chunk framing is not included).
   wire_.request = static_cast<uint64_t>(request_size);
   wire_.response = static_cast<uint64_t>(header_size) + body_.size();
+  if (options_.gzip) {  // body_ is inflated: the wire had what curl downloaded
+    curl_off_t downloaded = 0;
+    curl_easy_getinfo(easy_, CURLINFO_SIZE_DOWNLOAD_T, &downloaded);
+    wire_.request_uncompressed = wire_.request - packed_.size() + request_.size();
+    wire_.response_uncompressed = wire_.response;
+    wire_.response = static_cast<uint64_t>(header_size) + static_cast<uint64_t>(downloaded);
+  }
   if (options_.keep_response) kept_ = body_;
   CallResult result = rc == CURLE_OK ? check_->check(status, body_) : map_transfer_error(rc);
   if (!result.ok && !options_.new_connection) drop_connection();
@@ -281,6 +345,20 @@ CallResult CurlClient::map_transfer_error(CURLcode rc) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
       return failure(FailureKind::connect, std::move(detail));
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+      return failure(FailureKind::tls, std::move(detail));
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+      // TLS 1.3 refuses a client certificate after the client's handshake is done:
+      // curl then sees the alert in SSL_read ("... tlsv13 alert certificate required").
+      if (detail.find("SSL routines") != std::string::npos || detail.find(" alert ") != std::string::npos)
+        return failure(FailureKind::tls, std::move(detail));
+      return failure(FailureKind::read, std::move(detail));
     default:
       return failure(FailureKind::read, std::move(detail));
   }

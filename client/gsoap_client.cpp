@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "deadline.h"
 #include "gsoap_values.h"
 #include "soapEchoBindingProxy.h"
+#include "tls.h"
 
 namespace soapbench {
 namespace {
@@ -56,8 +58,11 @@ class GsoapClient final : public EchoClient {
   std::string server_header() const override { return server_; }
   std::string_view kind() const override { return "gsoap"; }
   uint64_t connections_opened() const override { return connections_; }
+  TlsState tls_state() const override { return tls_state_; }
 
  private:
+  // https: gSOAP's own TLS (the runtime is built WITH_OPENSSL), set up from options_.tls.
+  void configure_tls();
   static GsoapClient& self(struct soap* s) { return *static_cast<GsoapClient*>(s->user); }
   static SOAP_SOCKET open_connection(struct soap* s, const char* endpoint, const char* host, int port);
   static int counting_send(struct soap* s, const char* buf, size_t n);
@@ -70,6 +75,7 @@ class GsoapClient final : public EchoClient {
   void close_connection();
 
   ClientOptions options_;
+  TlsState tls_state_;
   uint64_t connections_ = 0;  // connects that succeeded
   // The request lives in its own context so that resetting the proxy's context
   // after every call (soap_destroy/soap_end) frees the response, never the request.
@@ -96,6 +102,7 @@ class GsoapClient final : public EchoClient {
   WireBytes wire_;
   std::string server_;
   bool connect_failed_ = false;
+  bool tls_failed_ = false;  // the connect failed in the TLS handshake
   int connect_errno_ = 0;
   bool timed_out_ = false;
   bool peer_closed_ = false;  // the server closed the connection during this call
@@ -125,6 +132,7 @@ GsoapClient::GsoapClient(const ClientOptions& options)
   s->connect_timeout = s->send_timeout = s->recv_timeout = to_gsoap_timeout(options.timeout_s);
   s->socket_flags = MSG_NOSIGNAL;  // a server that closed must be an error value, not SIGPIPE
   s->max_keep_alive = 0;           // no limit on requests per connection
+  if (is_https_url(options.url)) configure_tls();
 
   if (options.operation == Operation::echo_string) {
     string_request_ = soap_new__echo__echoString(request_ctx_);
@@ -144,15 +152,52 @@ GsoapClient::~GsoapClient() {
   soap_free(request_ctx_);
 }
 
+void GsoapClient::configure_tls() {
+#ifdef WITH_OPENSSL
+  const TlsOptions& t = options_.tls;
+  if (const std::string why = tls_options_error(t); !why.empty()) throw std::invalid_argument(why);
+  struct soap* s = proxy_.soap;
+  const int auth = t.insecure ? SOAP_SSL_NO_AUTHENTICATION : SOAP_SSL_REQUIRE_SERVER_AUTHENTICATION;
+  const int versions = t.min_version == "1.3" ? SOAP_TLSv1_3 : SOAP_TLSv1_2 | SOAP_TLSv1_3;
+  const auto flags = static_cast<unsigned short>(auth | versions);
+  // No CA file: the system's store, where Debian keeps it.
+  const char* ca_path = t.ca_file.empty() ? "/etc/ssl/certs" : nullptr;
+  if (soap_ssl_client_context(s, flags, nullptr, nullptr, t.ca_file.empty() ? nullptr : t.ca_file.c_str(), ca_path,
+                              nullptr) != SOAP_OK ||
+      !s->ctx)
+    throw std::invalid_argument("TLS: gSOAP could not make its context");
+  // gSOAP wants the client certificate and key in one file; OpenSSL takes them apart.
+  if (!t.cert_file.empty() && (SSL_CTX_use_certificate_chain_file(s->ctx, t.cert_file.c_str()) != 1 ||
+                               SSL_CTX_use_PrivateKey_file(s->ctx, t.key_file.c_str(), SSL_FILETYPE_PEM) != 1))
+    throw std::invalid_argument("--cert: OpenSSL refused the certificate or its key");
+  if (!t.ciphers.empty()) SSL_CTX_set_cipher_list(s->ctx, t.ciphers.c_str());
+#else
+  throw std::invalid_argument("the gsoap client's runtime has no TLS (SOAPBENCH_GSOAP_RUNTIME=system): "
+                              "use --client raw or curl for https");
+#endif
+}
+
 SOAP_SOCKET GsoapClient::open_connection(struct soap* s, const char* endpoint, const char* host, int port) {
   GsoapClient& c = self(s);
+#ifdef WITH_OPENSSL
+  if (!c.options_.tls.resume && s->session) {  // --no-resume: gSOAP would offer its last session
+    SSL_SESSION_free(s->session);
+    s->session = nullptr;
+  }
+#endif
   const SOAP_SOCKET fd = c.default_open_(s, endpoint, host, port);
   if (!soap_valid_socket(fd)) {
     c.connect_failed_ = true;
     c.connect_errno_ = s->errnum;
+#ifdef WITH_OPENSSL
+    c.tls_failed_ = s->error == SOAP_SSL_ERROR;
+#endif
     return fd;
   }
   ++c.connections_;
+#ifdef WITH_OPENSSL
+  if (s->ssl) note_handshake(s->ssl, c.tls_state_);
+#endif
   c.watchdog_.watch(fd);
   // gSOAP's tcp_connect sets TCP_NODELAY as well; requests are single writes and
   // must not wait for the peer's delayed ACK, so this does not depend on its version.
@@ -205,7 +250,7 @@ void GsoapClient::close_connection() {
 CallResult GsoapClient::call() {
   wire_ = {};
   server_.clear();
-  connect_failed_ = timed_out_ = peer_closed_ = false;
+  connect_failed_ = tls_failed_ = timed_out_ = peer_closed_ = false;
   const char* url = options_.url.c_str();
   const auto deadline = deadline_after(options_.timeout_s);
   watchdog_.arm(deadline);
@@ -247,6 +292,7 @@ CallResult GsoapClient::map_error() {
   if (!received_fault) soap_set_fault(s);  // gSOAP's text for its own error code
   const char* text = soap_fault_string(s);
   std::string detail = text ? text : "gSOAP error " + std::to_string(error);
+  if (tls_failed_) return failure(FailureKind::tls, "TLS handshake with " + options_.url + " failed: " + detail);
   if (connect_failed_) {
     // A connect timeout leaves errnum 0; a refused or unreachable peer sets it.
     if (connect_errno_ == 0 && error == SOAP_TCP_ERROR)
@@ -255,6 +301,9 @@ CallResult GsoapClient::map_error() {
     return failure(FailureKind::connect, "connect to " + options_.url + ": " + reason);
   }
   if (timed_out_) return failure(FailureKind::timeout, "no response within the timeout: " + detail);
+#ifdef WITH_OPENSSL
+  if (error == SOAP_SSL_ERROR) return failure(FailureKind::tls, detail);
+#endif
   // A response cut short fails to validate as well; the cut is what went wrong.
   if (peer_closed_) return failure(FailureKind::read, "connection closed by the server: " + detail);
   if (received_fault) return failure(FailureKind::soap_fault, detail);

@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "deadline.h"
+#include "gzip.h"
 #include "io_wait.h"
 #include "raw_response.h"
 #include "response_check.h"
+#include "tls.h"
 
 namespace soapbench {
 namespace {
@@ -33,24 +35,26 @@ constexpr int kMaxInterimResponses = 8;           // 100 Continue and friends be
 constexpr int kMaxInterruptedRetries = 100;       // EINTR in a row before giving up
 
 struct Target {
+  bool tls = false;       // https://
   std::string host;       // for getaddrinfo: brackets of an IPv6 literal removed
-  std::string port;       // "80" when the URL names none
+  std::string port;       // "80" (https: "443") when the URL names none
   std::string authority;  // for the Host header, as written in the URL
   std::string path;       // request target, "/" when the URL has none
 };
 
-// make_client() has checked the form: http://host[:port][/path].
+// make_client() has checked the form: http[s]://host[:port][/path].
 Target split_url(std::string_view url) {
-  url.remove_prefix(std::string_view("http://").size());
+  Target t;
+  t.tls = is_https_url(url);
+  url.remove_prefix(url.find("://") + 3);
   url = url.substr(0, url.find('#'));
   const size_t slash = url.find('/');
-  Target t;
   t.authority = std::string(url.substr(0, slash));
   t.path = slash == std::string_view::npos ? "/" : std::string(url.substr(slash));
   std::string_view host = t.authority;
   const size_t close = host.find(']');
   const size_t colon = host.find(':', close == std::string_view::npos ? 0 : close);
-  t.port = colon == std::string_view::npos ? "80" : std::string(host.substr(colon + 1));
+  t.port = colon == std::string_view::npos ? (t.tls ? "443" : "80") : std::string(host.substr(colon + 1));
   host = host.substr(0, colon);
   if (host.starts_with('[')) host = host.substr(1, host.size() - 2);
   t.host = std::string(host);
@@ -82,6 +86,7 @@ class RawClient final : public EchoClient {
   std::string last_response() const override { return kept_; }
   std::string last_request() const override { return kept_request_; }
   uint64_t connections_opened() const override { return connections_; }
+  TlsState tls_state() const override { return tls_state_; }
   std::string_view http_version() const override {
     return !head_.status ? "" : head_.minor_version == 0 ? "HTTP/1.0" : "HTTP/1.1";
   }
@@ -96,6 +101,9 @@ class RawClient final : public EchoClient {
   // setting error_ (timeout or read failure).
   ssize_t receive(char* data, size_t size);
   ssize_t receive_on_loop(char* data, size_t size);  // receive() when an IoWaiter is installed
+  ssize_t receive_tls(char* data, size_t size);      // receive() over TLS
+  std::optional<CallResult> start_tls();             // the handshake on the new connection fd_
+  std::optional<CallResult> send_tls();              // send_request() over TLS
   std::string timeout_text() const { return milliseconds_text(options_.timeout_s); }
   void disconnect();
 
@@ -117,11 +125,26 @@ class RawClient final : public EchoClient {
   std::vector<iovec> iovecs_;
   ssize_t send_from(size_t sent);
   void build_request(const std::string& body) {
+    if (options_.gzip) {  // the body goes compressed; its uncompressed size is what the table compares
+      const std::string packed = gzip_compress(body);
+      request_plain_ = head_start_.size() + std::to_string(body.size()).size() + 4 + body.size();
+      request_.assign(head_start_).append(std::to_string(packed.size())).append("\r\n\r\n").append(packed);
+      return;
+    }
     request_.assign(head_start_).append(std::to_string(body.size())).append("\r\n\r\n").append(body);
   }
+  uint64_t request_plain_ = 0;  // --gzip: the request's size had its body gone uncompressed
+  std::string inflated_;        // --gzip: a gzipped response body, inflated
+  // A gzipped body inflated in place of body_ (its wire size noted); "" or why not.
+  std::string inflate_body();
   std::unique_ptr<ResponseCheck> check_;
 
   int fd_ = -1;
+  // https: the context of every connection, the open connection's TLS, and what they negotiated.
+  std::unique_ptr<TlsContext> tls_context_;
+  std::unique_ptr<TlsConnection> tls_;
+  TlsState tls_state_;
+  std::string tls_out_;  // a request of several pieces, put together for one SSL_write
   bool stale_ = false;  // the connection ended before any byte of the response
   uint64_t connections_ = 0;  // connects that succeeded
   std::optional<CallResult> error_;  // set by receive()
@@ -140,6 +163,7 @@ class RawClient final : public EchoClient {
 
 RawClient::RawClient(const ClientOptions& options)
     : options_(options), target_(split_url(options.url)), check_(make_response_check(options)) {
+  if (target_.tls) tls_context_ = std::make_unique<TlsContext>(options.tls);
   // With variables each call renders its own (call()); this one fixes the headers only.
   const std::string body = check_->varies() ? std::string() : check_->render_request();
   if (options.keep_response) kept_request_ = body;
@@ -152,6 +176,7 @@ RawClient::RawClient(const ClientOptions& options)
   }
   auto head_with = [&](const std::string& fields) {
     return "POST " + target_.path + " HTTP/1.1\r\nHost: " + target_.authority + "\r\n" + fields +
+           (options.gzip ? "Content-Encoding: gzip\r\nAccept-Encoding: gzip\r\n" : "") +
            (options.new_connection ? "Connection: close\r\n" : "") + "Content-Length: ";
   };
   head_start_ = head_with(headers);
@@ -182,6 +207,10 @@ RawClient::RawClient(const ClientOptions& options)
 }
 
 void RawClient::disconnect() {
+  if (tls_) {
+    tls_->close_notify();
+    tls_.reset();
+  }
   close_socket(fd_);
   fd_ = -1;
 }
@@ -197,7 +226,7 @@ CallResult RawClient::call_entry() {
   }
   if (check_->varies()) {  // a request file's variables: this call's own request
     pieces_.clear();
-    if (check_->render_pieces(body_pieces_)) {
+    if (!options_.gzip && check_->render_pieces(body_pieces_)) {  // gzip compresses the whole body
       size_t length = 0;
       for (const std::string_view p : body_pieces_) length += p.size();
       if (length != head_length_) {  // the head only, again only when the body's length changed
@@ -233,10 +262,28 @@ CallResult RawClient::call_entry() {
     disconnect();
     return std::move(*failed);
   }
+  if (options_.gzip) wire_.request_uncompressed = request_plain_;
+  if (head_.other_coding) {
+    disconnect();
+    return failure(FailureKind::read, "the response has a Content-Encoding other than gzip, which was asked for");
+  }
+  if (head_.gzip) {
+    if (std::string why = inflate_body(); !why.empty()) {
+      disconnect();
+      return failure(FailureKind::read, "gzip response body: " + why);
+    }
+  }
   if (options_.keep_response) kept_ = body_;
   CallResult result = check_->check(head_.status, body_);
   if (!result.ok || !head_.keep_alive || options_.new_connection) disconnect();
   return result;
+}
+
+std::string RawClient::inflate_body() {
+  if (std::string why = gzip_decompress(body_, inflated_); !why.empty()) return why;
+  wire_.response_uncompressed = wire_.response - body_.size() + inflated_.size();
+  body_.swap(inflated_);
+  return "";
 }
 
 std::optional<CallResult> RawClient::exchange() {
@@ -262,9 +309,10 @@ std::optional<CallResult> RawClient::connect_socket() {
     const int err = connect_until(fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len, deadline_);
     if (err == 0) {
       fd_ = fd;
-      fcntl(fd, F_SETFL, 0);  // blocking again: receive() waits in recv() itself (see there)
       rcvtimeo_ = {};
       ++connections_;
+      if (tls_context_) return start_tls();  // TLS stays non-blocking: every wait is wait_ready()
+      fcntl(fd, F_SETFL, 0);  // blocking again: receive() waits in recv() itself (see there)
       return std::nullopt;
     }
     close_socket(fd);
@@ -274,6 +322,58 @@ std::optional<CallResult> RawClient::connect_socket() {
     why = std::strerror(err);
   }
   return failure(FailureKind::connect, "Failed to connect to " + target_.host + " port " + target_.port + ": " + why);
+}
+
+std::optional<CallResult> RawClient::start_tls() {
+  tls_ = std::make_unique<TlsConnection>(*tls_context_, fd_);
+  bool timed_out = false;
+  const std::string why = tls_->handshake(target_.host, deadline_, timed_out);
+  if (why.empty()) {
+    note_handshake(tls_->ssl(), tls_state_);
+    return std::nullopt;
+  }
+  if (timed_out)
+    return failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
+                                             " milliseconds in the TLS handshake with " + target_.host);
+  return failure(FailureKind::tls, "TLS handshake with " + target_.host + " port " + target_.port + " failed: " + why);
+}
+
+std::optional<CallResult> RawClient::send_tls() {
+  const char* data = request_.data();
+  size_t size = request_.size();
+  if (!pieces_.empty()) {  // one record for the whole request, as one sendmsg() sends it in plain HTTP
+    tls_out_.clear();
+    for (const std::string_view p : pieces_) tls_out_.append(p);
+    data = tls_out_.data();
+    size = tls_out_.size();
+  }
+  if (tls_->write(data, size, deadline_) < 0) {
+    if (tls_->timed_out())
+      return failure(FailureKind::timeout,
+                     "Operation timed out after " + timeout_text() + " milliseconds sending the request");
+    stale_ = !tls_->protocol_error();  // a kept connection the server closed: SSL_write fails before any answer
+    return failure(tls_->protocol_error() ? FailureKind::tls : FailureKind::read, "Send failure: " + tls_->error_text());
+  }
+  wire_.request = size;
+  return std::nullopt;
+}
+
+ssize_t RawClient::receive_tls(char* data, size_t size) {
+  const ssize_t n = tls_->read(data, size, deadline_, received_ == 0);
+  if (n >= 0) {
+    received_ += static_cast<uint64_t>(n);
+    return n;
+  }
+  if (tls_->timed_out())
+    error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() + " milliseconds with " +
+                                               std::to_string(received_) + " bytes received");
+  else if (tls_->protocol_error()) {  // an alert, e.g. TLS 1.3's "certificate required" after the handshake
+    error_ = failure(FailureKind::tls, "TLS failure: " + tls_->error_text());
+  } else {
+    stale_ = received_ == 0;
+    error_ = failure(FailureKind::read, "Recv failure: " + tls_->error_text());
+  }
+  return -1;
 }
 
 // One send() of the request from byte `sent` on: request_, or with a request
@@ -296,6 +396,7 @@ ssize_t RawClient::send_from(size_t sent) {
 }
 
 std::optional<CallResult> RawClient::send_request() {
+  if (tls_) return send_tls();
   size_t sent = 0;
   int interrupted = 0;
   const size_t total = pieces_.empty() ? request_.size() : pieces_total_;
@@ -330,6 +431,7 @@ ssize_t RawClient::receive(char* data, size_t size) {
   // keeps sub-millisecond deadlines.
   constexpr auto kSlack = std::chrono::milliseconds(1);
   constexpr auto kTick = std::chrono::milliseconds(10);  // the coarsest jiffy (HZ=100)
+  if (tls_) return receive_tls(data, size);
   if (thread_io_waiter()) return receive_on_loop(data, size);
   for (int interrupted = 0;;) {
     const auto left = deadline_ - DeadlineClock::now();

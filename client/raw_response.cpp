@@ -84,6 +84,9 @@ const char* parse_head(std::string_view head, ResponseHead& out) {
       if (has_token(value, "keep-alive")) keep_alive = true;
     } else if (iequals(name, "server")) {
       out.server = value;
+    } else if (iequals(name, "content-encoding")) {
+      if (iequals(value, "gzip") || iequals(value, "x-gzip")) out.gzip = true;
+      else if (!iequals(value, "identity")) out.other_coding = true;
     }
   }
   // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked.

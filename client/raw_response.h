@@ -22,6 +22,8 @@ struct ResponseHead {
   Framing framing = Framing::until_close;
   uint64_t content_length = 0;  // for Framing::length
   std::string_view server;      // the Server header, trimmed; points into the parsed text
+  bool gzip = false;            // Content-Encoding: gzip (or x-gzip): the body is to be gunzipped
+  bool other_coding = false;    // a Content-Encoding other than gzip and identity
 };
 
 // Parses `head`: the status line and header lines, the blank line's final CRLF

@@ -74,6 +74,8 @@ int parse_capacity(int argc, const char* const* argv, CapacityConfig& c, std::os
   add_warmup_options(app, r.load, true);
   add_interval_option(app, r.load.interval_s);
   add_client_kind_option(app, r.call.client_kind);
+  add_tls_options(app, r.call.client.tls);
+  add_gzip_flag(app, r.call.client.gzip);
   add_timeout_option(app, r.call.client.timeout_s);
   add_payload_options(app, r.call.client.payload);
   add_output_options(app, r.label, r.out_dir);

@@ -97,6 +97,8 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
   add_warmup_options(*cmd, r.load, true);
   add_client_kind_option(*cmd, r.call.client_kind);
   add_new_connection_flag(*cmd, r.call.client.new_connection);
+  add_tls_options(*cmd, r.call.client.tls);
+  add_gzip_flag(*cmd, r.call.client.gzip);
   add_rate_option(*cmd, r.load.rates);
   add_wait_option(*cmd, r.load);
   add_connections_option(*cmd, r.load.connections_per_client);
@@ -298,6 +300,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   check->add_option("--stack", p.check.stack, "Start this stack (see `soapbench stacks`), check it, stop it")
       ->excludes(check_url);
   add_client_kind_option(*check, p.check.call.client_kind);
+  add_tls_options(*check, p.check.call.client.tls);
+  add_gzip_flag(*check, p.check.call.client.gzip);
   add_timeout_option(*check, p.check.call.client.timeout_s);
   add_request_file_options(check, p.check.request);
 

@@ -151,7 +151,7 @@ void probe_endpoint(const RunConfig& c, const RampPlan& plan, RunRecord& record,
   const std::string& url = plan.call.client.url;
   record.context.url = url;
   const std::string server_header = probe(c, url, out, interrupt);
-  if (const auto stats = fetch_server_stats(url)) {
+  if (const auto stats = fetch_server_stats(url, 1, stats_tls(plan.call.client.tls))) {
     record.context.server_mode = stats->mode;
     record.context.stack_label = stats->gsoap_version.empty() ? server_header : "gSOAP " + stats->gsoap_version;
   } else {

@@ -13,6 +13,7 @@
 #include "commands/cli_values.h"
 #include "core/assertions.h"
 #include "core/parse.h"
+#include "tls.h"
 
 namespace soapbench {
 
@@ -62,6 +63,32 @@ CLI::Option* add_timeout_option(CLI::App& app, double& timeout_s) {
                         "misses it counts as a timeout and its connection is closed. At least 1us (curl: 1ms)")
       ->transform(duration_value(true))
       ->default_str(duration_text(timeout_s));
+}
+
+void add_tls_options(CLI::App& app, TlsOptions& tls) {
+  const char* group = "TLS (https:// URLs)";
+  app.add_option("--cacert", tls.ca_file, "Trust the CA certificates in this PEM file instead of the system's")
+      ->group(group);
+  app.add_flag("--insecure", tls.insecure, "Do not verify the server's certificate or name (measures TLS, proves nothing)")
+      ->group(group);
+  app.add_option("--cert", tls.cert_file, "Client certificate (PEM) for servers that require one; with --key")
+      ->group(group);
+  app.add_option("--key", tls.key_file, "Private key (PEM) of --cert")->group(group);
+  app.add_option("--tls-min", tls.min_version, "Lowest TLS version offered: 1.2 or 1.3")
+      ->check(CLI::IsMember({"1.2", "1.3"}))
+      ->capture_default_str()
+      ->group(group);
+  app.add_option("--ciphers", tls.ciphers, "TLS 1.2 cipher list in OpenSSL's syntax (default: OpenSSL's)")->group(group);
+  app.add_flag("--no-resume", [&tls](int64_t) { tls.resume = false; },
+               "Full handshakes: a new connection does not resume the last session\n"
+               "(with --new-connection, measures the server's full handshakes)")
+      ->group(group);
+}
+
+CLI::Option* add_gzip_flag(CLI::App& app, bool& gzip) {
+  return app.add_flag("--gzip", gzip,
+                      "Send requests gzip-encoded and ask for gzip responses (raw and curl clients);\n"
+                      "bytes/call is then the wire's, and the table says them uncompressed too");
 }
 
 CLI::Option* add_new_connection_flag(CLI::App& app, bool& new_connection) {
@@ -194,6 +221,23 @@ void validate_call(const CallSpec& call) {
     throw UsageError(fmt::format("--timeout: {:g} ms is below the shortest timeout the {} client honours ({:g} ms)",
                                  call.client.timeout_s * 1e3, call.client_kind,
                                  min_timeout_s(call.client_kind) * 1e3));
+  if (call.client.gzip && call.client_kind != "raw" && call.client_kind != "curl")
+    throw UsageError("--gzip: the raw and curl clients send gzip, not the " + call.client_kind + " client");
+  const TlsOptions& tls = call.client.tls;
+  const TlsOptions plain;
+  if (!is_https_url(call.client.url)) {
+    // A TLS flag with a plain URL would be silently ignored: say so instead.
+    const std::pair<bool, const char*> given[] = {
+        {!tls.ca_file.empty(), "--cacert"},      {tls.insecure, "--insecure"},
+        {!tls.cert_file.empty(), "--cert"},      {!tls.key_file.empty(), "--key"},
+        {tls.min_version != plain.min_version, "--tls-min"}, {!tls.ciphers.empty(), "--ciphers"},
+        {!tls.resume, "--no-resume"}};
+    for (const auto& [set, flag] : given)
+      if (set) throw UsageError(std::string(flag) + ": only with an https:// --url");
+    return;
+  }
+  if (call.client_kind == "tcp") throw UsageError("--url: the tcp client speaks no TLS");
+  if (const std::string why = tls_options_error(tls); !why.empty()) throw UsageError(why);
 }
 
 void validate_load(const LoadSpec& load) {

@@ -38,6 +38,15 @@ struct FailureCounts {
   bool operator==(const FailureCounts&) const = default;
 };
 
+// What a step's TLS connections negotiated (https:// only; a file without "tls" is plain HTTP).
+struct TlsSummary {
+  std::string protocol;     // "TLSv1.3"; empty for plain HTTP
+  std::string cipher;       // "TLS_AES_256_GCM_SHA384"
+  uint64_t handshakes = 0;  // completed by the clients while measuring
+  uint64_t resumed = 0;     // of them, resumed sessions
+  bool operator==(const TlsSummary&) const = default;
+};
+
 // One live-report line: the calls completed in one interval of a step.
 struct IntervalSample {
   double t_s = 0;         // end of the interval, seconds since the step's measurement start
@@ -99,6 +108,10 @@ struct StepResult {
   double client_cpu_pct = 0;
   double request_bytes = 0;   // mean bytes per call sent, HTTP headers included
   double response_bytes = 0;  // mean bytes per call received, HTTP headers included
+  // --gzip: the same means had the bodies gone uncompressed ("uncompressed_bytes";
+  // absent, and 0 here, when nothing was compressed).
+  double uncompressed_request_bytes = 0;
+  double uncompressed_response_bytes = 0;
   // Who made the calls: `clients` loops (closed or a share of the rate), run by
   // `client_processes` processes (or MPI ranks) that reported, each client on
   // `connections_per_client` connections (1).
@@ -109,6 +122,7 @@ struct StepResult {
   // response. Version 1 called it `connections`; absent in older files (read as 0).
   uint64_t connections_opened = 0;
   std::string http_version;   // of the responses, e.g. "HTTP/1.0"; empty when unknown
+  TlsSummary tls;             // https: protocol, cipher, handshakes and resumptions ("tls"; absent = none)
   std::vector<IntervalSample> intervals;
   std::vector<std::string> warnings;
   // Run from many hosts: one entry per host that ran clients, in rank order.
@@ -175,6 +189,8 @@ void to_json(nlohmann::json& j, const IntervalSample& v);
 void from_json(const nlohmann::json& j, IntervalSample& v);
 void to_json(nlohmann::json& j, const AssertionOutcome& v);
 void from_json(const nlohmann::json& j, AssertionOutcome& v);
+void to_json(nlohmann::json& j, const TlsSummary& v);
+void from_json(const nlohmann::json& j, TlsSummary& v);
 void to_json(nlohmann::json& j, const HostResult& v);
 void from_json(const nlohmann::json& j, HostResult& v);
 void to_json(nlohmann::json& j, const StepResult& v);

@@ -60,6 +60,10 @@ constexpr auto kStepFields = std::make_tuple(
     field("request_bytes", &StepResult::request_bytes), field("response_bytes", &StepResult::response_bytes),
     field("intervals", &StepResult::intervals), field("warnings", &StepResult::warnings));
 
+constexpr auto kTlsFields = std::make_tuple(
+    field("protocol", &TlsSummary::protocol), field("cipher", &TlsSummary::cipher),
+    field("handshakes", &TlsSummary::handshakes), field("resumed", &TlsSummary::resumed));
+
 constexpr auto kOperationFields =
     std::make_tuple(field("operation", &OperationResult::operation), field("steps", &OperationResult::steps));
 
@@ -98,6 +102,8 @@ void from_json(const json& j, IntervalSample& v) {
   v.send_lag_p99_ms = 0;
   if (j.contains("send_lag_p99_ms")) get(j, "send_lag_p99_ms", v.send_lag_p99_ms);
 }
+void to_json(json& j, const TlsSummary& v) { write_fields(j, v, kTlsFields); }
+void from_json(const json& j, TlsSummary& v) { read_fields(j, v, kTlsFields); }
 void to_json(json& j, const AssertionOutcome& v) { write_fields(j, v, kAssertionFields); }
 void from_json(const json& j, AssertionOutcome& v) { read_fields(j, v, kAssertionFields); }
 void to_json(json& j, const HostResult& v) { write_fields(j, v, kHostFields); }
@@ -120,6 +126,9 @@ void to_json(json& j, const StepResult& v) {
   j["in_flight"] = v.in_flight;
   j["sent"] = v.sent();  // written for readers; the reader recomputes it
   j["http_version"] = v.http_version;
+  if (!v.tls.protocol.empty()) j["tls"] = v.tls;  // absent = plain HTTP
+  if (v.uncompressed_request_bytes > 0 || v.uncompressed_response_bytes > 0)  // absent = nothing compressed
+    j["uncompressed_bytes"] = {{"request", v.uncompressed_request_bytes}, {"response", v.uncompressed_response_bytes}};
   if (!v.hosts.empty()) j["hosts"] = v.hosts;  // absent = one host, the local driver
   if (!v.assertions.empty()) j["assertions"] = v.assertions;  // absent = no criteria evaluated
 }
@@ -149,6 +158,14 @@ void from_json(const json& j, StepResult& v) {
   v.in_flight = 0;
   if (j.contains("in_flight")) get(j, "in_flight", v.in_flight);
   if (j.contains("http_version")) get(j, "http_version", v.http_version);
+  v.tls = {};
+  if (j.contains("tls")) get(j, "tls", v.tls);
+  v.uncompressed_request_bytes = v.uncompressed_response_bytes = 0;
+  if (j.contains("uncompressed_bytes")) {
+    const json& u = need(j, "uncompressed_bytes");
+    get(u, "request", v.uncompressed_request_bytes);
+    get(u, "response", v.uncompressed_response_bytes);
+  }
   v.hosts.clear();
   if (j.contains("hosts")) get(j, "hosts", v.hosts);
   v.assertions.clear();

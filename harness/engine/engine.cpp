@@ -139,6 +139,7 @@ void Engine::begin_measurement(Clock::time_point t) {
   last_end_ = t;
   cpu_at_measure_start_ = cpu_seconds_now();
   connections_at_measure_start_ = client_.connections_opened();
+  tls_at_measure_start_ = client_.tls_state();
   current_ = EngineInterval{};
 }
 
@@ -216,6 +217,7 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
   const CallResult r = client_.call();
   const auto end = Clock::now();
   const uint64_t connections = client_.connections_opened();  // read here: call() runs on this thread
+  const TlsState tls = client_.tls_state();
   const bool connected = r.ok || r.kind != FailureKind::connect;
   std::lock_guard lock(mutex_);
   in_call_ = false;
@@ -227,6 +229,12 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
   }
   result_.connections_opened = connections - connections_at_measure_start_;
   if (result_.http_version.empty()) result_.http_version = client_.http_version();
+  if (!tls.protocol.empty()) {
+    result_.tls_protocol = tls.protocol;
+    result_.tls_cipher = tls.cipher;
+    result_.tls_handshakes = tls.handshakes - tls_at_measure_start_.handshakes;
+    result_.tls_resumed = tls.resumed - tls_at_measure_start_.resumed;
+  }
   // The call counts in the whole result and, with --mix, in its entry's.
   WorkerResult* entry = r.entry < result_.mix.size() ? &result_.mix[r.entry] : nullptr;
   if (r.ok) {
@@ -239,6 +247,8 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
       ++into->ok;
       into->request_bytes = wire.request;
       into->response_bytes = wire.response;
+      into->request_bytes_uncompressed = wire.request_uncompressed;
+      into->response_bytes_uncompressed = wire.response_uncompressed;
     }
     current_.latency.record(corrected);
     ++current_.ok;

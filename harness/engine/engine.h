@@ -86,9 +86,17 @@ struct WorkerResult {
   double measured_s = 0;         // wall time of the measured phase
   uint64_t request_bytes = 0;    // wire bytes of the last successful call
   uint64_t response_bytes = 0;
+  // --gzip: the same with the bodies uncompressed; 0 when nothing was compressed.
+  uint64_t request_bytes_uncompressed = 0;
+  uint64_t response_bytes_uncompressed = 0;
   double cpu_s = 0;              // this process's user + system CPU during measurement
   uint64_t connections_opened = 0;  // TCP connections the client opened while measuring
   std::string http_version;      // of the first measured response ("HTTP/1.0", ...); may be empty
+  // https: what the client's connections negotiated, and its handshakes while measuring.
+  std::string tls_protocol;      // "TLSv1.3"; empty without TLS
+  std::string tls_cipher;
+  uint64_t tls_handshakes = 0;
+  uint64_t tls_resumed = 0;      // of them, resumed sessions
   uint64_t late_calls = 0;       // rate mode: calls sent more than one period after their slot
   double max_lag_s = 0;          // rate mode: the furthest behind schedule a send was
   bool partial = false;          // stopped before the measured phase ended
@@ -157,6 +165,7 @@ class Engine {
   Clock::time_point last_end_{};
   double cpu_at_measure_start_ = 0;
   uint64_t connections_at_measure_start_ = 0;
+  TlsState tls_at_measure_start_{};
   EngineInterval current_;
   std::vector<EngineInterval> closed_unsent_;  // closed intervals not yet handed to the sink
 

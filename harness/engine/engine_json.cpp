@@ -23,6 +23,8 @@ void to_json(json& j, const CustomCall& v);
 void from_json(const json& j, CustomCall& v);
 void to_json(json& j, const MixEntry& v);
 void from_json(const json& j, MixEntry& v);
+void to_json(json& j, const TlsOptions& v);
+void from_json(const json& j, TlsOptions& v);
 void to_json(json& j, const ClientOptions& v);
 void from_json(const json& j, ClientOptions& v);
 void to_json(json& j, const CallSpec& v);
@@ -55,10 +57,17 @@ constexpr auto kCustomFields = std::make_tuple(
 
 constexpr auto kMixFields = std::make_tuple(field("call", &MixEntry::call), field("weight", &MixEntry::weight));
 
+constexpr auto kTlsFields = std::make_tuple(
+    field("ca_file", &TlsOptions::ca_file), field("insecure", &TlsOptions::insecure),
+    field("cert_file", &TlsOptions::cert_file), field("key_file", &TlsOptions::key_file),
+    field("min_version", &TlsOptions::min_version), field("ciphers", &TlsOptions::ciphers),
+    field("resume", &TlsOptions::resume));
+
 constexpr auto kClientFields = std::make_tuple(
     field("url", &ClientOptions::url), field("operation", &ClientOptions::operation),
     field("payload", &ClientOptions::payload), field("timeout_s", &ClientOptions::timeout_s),
-    field("new_connection", &ClientOptions::new_connection), field("mix", &ClientOptions::mix));
+    field("new_connection", &ClientOptions::new_connection), field("mix", &ClientOptions::mix),
+    field("tls", &ClientOptions::tls), field("gzip", &ClientOptions::gzip));
 
 constexpr auto kCallFields =
     std::make_tuple(field("client_kind", &CallSpec::client_kind), field("client", &CallSpec::client));
@@ -86,7 +95,11 @@ constexpr auto kResultFields = std::make_tuple(
     field("cpu_s", &WorkerResult::cpu_s), field("connections_opened", &WorkerResult::connections_opened),
     field("http_version", &WorkerResult::http_version), field("late_calls", &WorkerResult::late_calls),
     field("max_lag_s", &WorkerResult::max_lag_s), field("partial", &WorkerResult::partial),
-    field("in_flight", &WorkerResult::in_flight), field("send_lag", &WorkerResult::send_lag));
+    field("in_flight", &WorkerResult::in_flight), field("send_lag", &WorkerResult::send_lag),
+    field("tls_protocol", &WorkerResult::tls_protocol), field("tls_cipher", &WorkerResult::tls_cipher),
+    field("tls_handshakes", &WorkerResult::tls_handshakes), field("tls_resumed", &WorkerResult::tls_resumed),
+    field("request_bytes_uncompressed", &WorkerResult::request_bytes_uncompressed),
+    field("response_bytes_uncompressed", &WorkerResult::response_bytes_uncompressed));
 
 // Reads a whole message, naming it in any error: "worker message: call.client: missing field 'timeout_s'".
 template <class T, class Fields>
@@ -108,6 +121,8 @@ void to_json(json& j, const CsvData& v) { write_fields(j, v, kCsvFields); }
 void from_json(const json& j, CsvData& v) { read_fields(j, v, kCsvFields); }
 void to_json(json& j, const CustomCall& v) { write_fields(j, v, kCustomFields); }
 void from_json(const json& j, CustomCall& v) { read_fields(j, v, kCustomFields); }
+void to_json(json& j, const TlsOptions& v) { write_fields(j, v, kTlsFields); }
+void from_json(const json& j, TlsOptions& v) { read_fields(j, v, kTlsFields); }
 void to_json(json& j, const MixEntry& v) { write_fields(j, v, kMixFields); }
 void from_json(const json& j, MixEntry& v) { read_fields(j, v, kMixFields); }
 void to_json(json& j, const ClientOptions& v) {

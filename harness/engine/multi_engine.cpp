@@ -65,9 +65,17 @@ WorkerResult merge_connections(const std::vector<WorkerResult>& parts) {
     if (p.ok > 0 || r.request_bytes == 0) {
       r.request_bytes = p.request_bytes;
       r.response_bytes = p.response_bytes;
+      r.request_bytes_uncompressed = p.request_bytes_uncompressed;
+      r.response_bytes_uncompressed = p.response_bytes_uncompressed;
     }
     r.connections_opened += p.connections_opened;
     if (r.http_version.empty()) r.http_version = p.http_version;
+    if (r.tls_protocol.empty()) {
+      r.tls_protocol = p.tls_protocol;
+      r.tls_cipher = p.tls_cipher;
+    }
+    r.tls_handshakes += p.tls_handshakes;
+    r.tls_resumed += p.tls_resumed;
     r.late_calls += p.late_calls;
     r.max_lag_s = std::max(r.max_lag_s, p.max_lag_s);
     r.partial = r.partial || p.partial;

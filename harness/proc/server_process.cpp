@@ -151,7 +151,8 @@ std::optional<double> process_group_cpu_seconds(pid_t pgid) {
   return total;
 }
 
-std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s) {
+std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s,
+                                              const StatsTls& tls) {
   CURL* curl = curl_easy_init();
   if (!curl) return std::nullopt;
   std::string body;
@@ -163,6 +164,15 @@ std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, d
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
+  if (!tls.cert_file.empty()) {
+    curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
+    curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
+  }
+  if (tls.insecure) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   const CURLcode rc = curl_easy_perform(curl);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);

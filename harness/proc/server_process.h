@@ -71,8 +71,17 @@ std::optional<double> process_group_cpu_seconds(pid_t pgid);
 // The /stats URL beside an endpoint: http://h:p/echo -> http://h:p/stats.
 std::string stats_url(const std::string& endpoint_url);
 
+// How /stats is fetched from an https:// server: as the run's clients trust it.
+struct StatsTls {
+  std::string ca_file;    // "" = the system's CAs
+  std::string cert_file;  // a client certificate, for a server that requires one
+  std::string key_file;
+  bool insecure = false;
+};
+
 // Fetches and parses GET /stats; nullopt when the server does not offer it
 // (no answer within timeout_s, a non-200 status, or not the expected JSON).
-std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s = 1);
+std::optional<ServerStats> fetch_server_stats(const std::string& endpoint_url, double timeout_s = 1,
+                                              const StatsTls& tls = {});
 
 }  // namespace soapbench

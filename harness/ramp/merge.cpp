@@ -48,7 +48,8 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
   step.target_rate = target_rate;
   step.warmup_s = warmup_s;
   LatencyHistogram uncorrected, send_lag;
-  double cpu_s = 0, request_bytes = 0, response_bytes = 0;
+  double cpu_s = 0, request_bytes = 0, response_bytes = 0, request_plain = 0, response_plain = 0;
+  bool compressed = false;
   uint64_t weighed = 0;
   std::map<unsigned, std::vector<const EngineInterval*>> by_index;
   for (const auto& w : workers) {
@@ -61,12 +62,23 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
     step.connections_opened += w.connections_opened;
     ++step.client_processes;
     if (step.http_version.empty()) step.http_version = w.http_version;
+    if (step.tls.protocol.empty()) {
+      step.tls.protocol = w.tls_protocol;
+      step.tls.cipher = w.tls_cipher;
+    }
+    step.tls.handshakes += w.tls_handshakes;
+    step.tls.resumed += w.tls_resumed;
     uncorrected.merge(w.uncorrected);
     send_lag.merge(w.send_lag);
     cpu_s += w.cpu_s;
     if (w.ok > 0) {  // every call of one worker carries the same payload
       request_bytes += static_cast<double>(w.request_bytes) * static_cast<double>(w.ok);
       response_bytes += static_cast<double>(w.response_bytes) * static_cast<double>(w.ok);
+      // Uncompressed sizes: the wire's where a message went uncompressed.
+      compressed = compressed || w.request_bytes_uncompressed > 0 || w.response_bytes_uncompressed > 0;
+      const auto plain = [](uint64_t raw, uint64_t uncompressed) { return uncompressed ? uncompressed : raw; };
+      request_plain += static_cast<double>(plain(w.request_bytes, w.request_bytes_uncompressed)) * static_cast<double>(w.ok);
+      response_plain += static_cast<double>(plain(w.response_bytes, w.response_bytes_uncompressed)) * static_cast<double>(w.ok);
       weighed += w.ok;
     }
     for (const auto& i : w.intervals) by_index[i.index].push_back(&i);
@@ -79,6 +91,10 @@ StepResult merge_step(const std::vector<WorkerResult>& workers, unsigned clients
   if (weighed > 0) {
     step.request_bytes = request_bytes / static_cast<double>(weighed);
     step.response_bytes = response_bytes / static_cast<double>(weighed);
+    if (compressed) {
+      step.uncompressed_request_bytes = request_plain / static_cast<double>(weighed);
+      step.uncompressed_response_bytes = response_plain / static_cast<double>(weighed);
+    }
   }
   for (const auto& [index, parts] : by_index) step.intervals.push_back(merge_interval(parts, interval_s));
   return step;

@@ -214,10 +214,12 @@ std::optional<StepResult> StepRun::run(bool& interrupted) {
 
 }  // namespace
 
+StatsTls stats_tls(const TlsOptions& t) { return {t.ca_file, t.cert_file, t.key_file, t.insecure}; }
+
 std::optional<ServerStats> server_stats(const RampPlan& plan) {
   const std::string& at = plan.stats_url.empty() ? plan.call.client.url : plan.stats_url;
-  if (at.rfind("http://", 0) == 0)
-    if (auto stats = fetch_server_stats(at, kStatsTimeoutS)) return stats;
+  if (at.rfind("http://", 0) == 0 || at.rfind("https://", 0) == 0)
+    if (auto stats = fetch_server_stats(at, kStatsTimeoutS, stats_tls(plan.call.client.tls))) return stats;
   if (plan.server_process_group > 0)
     if (const auto cpu = process_group_cpu_seconds(plan.server_process_group)) {
       ServerStats s;

@@ -103,6 +103,8 @@ RampOutcome run_ramp(const RampPlan& plan, Fleet& fleet, RampObserver& observer,
 StepResult conclude_step(const RampPlan& plan, StepLoad load, double warmup_s, const StepEnd& end,
                          uint64_t* warmup_calls = nullptr);
 
+// The run's TLS trust, for fetching /stats from an https:// server.
+StatsTls stats_tls(const TlsOptions& tls);
 // The server's counters, from wherever the plan says they are: GET /stats, or
 // the CPU of the peer's process group from /proc; nullopt when neither.
 std::optional<ServerStats> server_stats(const RampPlan& plan);

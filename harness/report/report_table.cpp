@@ -92,6 +92,40 @@ void host_table(std::ostream& os, const OperationResult& op) {
   }
 }
 
+// What the TLS connections negotiated and how many handshakes the measured time
+// held: with keep-alive few (the record layer is measured), with --new-connection
+// one per call (handshakes are), resumed or full.
+void tls_line(std::ostream& os, const OperationResult& op) {
+  const StepResult* first = nullptr;
+  uint64_t handshakes = 0, resumed = 0;
+  for (const StepResult& s : op.steps) {
+    if (s.tls.protocol.empty()) continue;
+    if (!first) first = &s;
+    handshakes += s.tls.handshakes;
+    resumed += s.tls.resumed;
+  }
+  if (!first) return;
+  os << fmt::format("tls: {} {}; {} handshake{} while measuring", first->tls.protocol, first->tls.cipher, handshakes,
+                    handshakes == 1 ? "" : "s");
+  if (handshakes > 0)
+    os << fmt::format(", {} resumed ({:.0f}%)", resumed, 100.0 * static_cast<double>(resumed) / static_cast<double>(handshakes));
+  os << '\n';
+}
+
+// --gzip: the bytes/call column is the wire's; this says what they were uncompressed.
+void gzip_line(std::ostream& os, const OperationResult& op) {
+  for (const StepResult& s : op.steps) {
+    const double plain = s.uncompressed_request_bytes + s.uncompressed_response_bytes;
+    if (plain <= 0) continue;
+    const double wire = s.request_bytes + s.response_bytes;
+    os << fmt::format("gzip: {:.0f} bytes/call on the wire (request {:.0f}, response {:.0f}), {:.0f} uncompressed "
+                      "(request {:.0f}, response {:.0f}): {:.1f}x\n",
+                      wire, s.request_bytes, s.response_bytes, plain, s.uncompressed_request_bytes,
+                      s.uncompressed_response_bytes, wire > 0 ? plain / wire : 0);
+    return;  // every step sends the same payload
+  }
+}
+
 }  // namespace
 
 void step_table(std::ostream& os, const OperationResult& op) {
@@ -106,6 +140,8 @@ void step_table(std::ostream& os, const OperationResult& op) {
   print_row(os, titles, titles);
   for (const StepResult& s : op.steps) print_row(os, row(s, with_rate), titles);
   host_table(os, op);
+  tls_line(os, op);
+  gzip_line(os, op);
 
   bool any_warning = false;
   for (const StepResult& s : op.steps) {
