@@ -135,7 +135,7 @@ Config parse_args(int argc, char** argv, int& exit_code) {
       ->default_str("0");
   app.add_flag("--quiet", c.quiet, "No progress lines and no summary");
   CLI::Option* cert = app.add_option("--tls-cert", c.tls_cert,
-                                     "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
+                                     "Serve HTTPS with this PEM certificate (chain)");
   CLI::Option* key = app.add_option("--tls-key", c.tls_key, "The PEM private key of --tls-cert");
   cert->needs(key);
   key->needs(cert);

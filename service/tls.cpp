@@ -5,6 +5,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <cstring>
+
 namespace soapbench::server {
 namespace {
 
@@ -15,7 +17,8 @@ std::string openssl_reason(const char* fallback) {
   while (const unsigned long e = ERR_get_error()) {
     if (!reason.empty()) continue;
     const char* text = ERR_reason_error_string(e);
-    if (text) reason = text;
+    if (ERR_SYSTEM_ERROR(e)) reason = std::strerror(ERR_GET_REASON(e));  // "No such file or directory"
+    else if (text) reason = text;
     else {
       char buf[256];
       ERR_error_string_n(e, buf, sizeof buf);
