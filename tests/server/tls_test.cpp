@@ -108,32 +108,44 @@ class TlsClient {
   // Sends `request` and reads one response framed by Content-Length (the
   // server's are). closed, with error(), when TLS or the connection ended first.
   ReadResult exchange(std::string_view request) {
-    ReadResult r;
-    r.outcome = ReadResult::Outcome::closed;
-    if (!connected_) return r;
-    ERR_clear_error();
-    if (SSL_write(ssl_, request.data(), static_cast<int>(request.size())) <= 0) {
-      error_ = "write failed: " + ssl_error();
+    if (!send(request)) {
+      ReadResult r;
+      r.outcome = ReadResult::Outcome::closed;
       return r;
     }
+    return read_response();
+  }
+  bool send(std::string_view bytes) {
+    ERR_clear_error();
+    if (connected_ && SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) > 0) return true;
+    error_ = "write failed: " + ssl_error();
+    return false;
+  }
+  // One response; what arrived past it stays for the next call (pipelining).
+  ReadResult read_response() {
+    ReadResult r;
+    r.outcome = ReadResult::Outcome::closed;
     size_t body_at = std::string::npos, length = 0;
     for (;;) {
-      if (body_at == std::string::npos && (body_at = r.received.find("\r\n\r\n")) != std::string::npos) {
+      if (body_at == std::string::npos && (body_at = buffer_.find("\r\n\r\n")) != std::string::npos) {
         body_at += 4;
-        length = parse_head(r.received.substr(0, body_at), r.response);
+        length = parse_head(buffer_.substr(0, body_at), r.response);
       }
-      if (body_at != std::string::npos && r.received.size() >= body_at + length) {
-        r.response.body = r.received.substr(body_at, length);
+      if (body_at != std::string::npos && buffer_.size() >= body_at + length) {
+        r.response.body = buffer_.substr(body_at, length);
+        r.received = buffer_.substr(0, body_at + length);
+        buffer_.erase(0, body_at + length);
         r.outcome = ReadResult::Outcome::response;
         return r;
       }
       char buf[16384];
-      const int n = SSL_read(ssl_, buf, sizeof buf);
+      const int n = connected_ ? SSL_read(ssl_, buf, sizeof buf) : 0;
       if (n <= 0) {
         error_ = "read failed: " + ssl_error();
+        r.received = buffer_;
         return r;
       }
-      r.received.append(buf, static_cast<size_t>(n));
+      buffer_.append(buf, static_cast<size_t>(n));
     }
   }
 
@@ -168,6 +180,7 @@ class TlsClient {
   int fd_ = -1;
   bool connected_ = false;
   std::string error_;
+  std::string buffer_;  // received, not yet returned
 };
 
 // The first flight of a real TLS client: its ClientHello.
@@ -256,6 +269,24 @@ TEST_P(Tls, EchoAndWsdlOnOneKeepAliveConnection) {
   EXPECT_EQ(t["resumed"], 0) << t;
   EXPECT_EQ(t["failed"], 0) << t;
   EXPECT_EQ(t["min_version"], "1.2") << t;
+}
+
+// Requests sent together arrive in one run of records: the server decrypts them
+// all at once and must answer each, though the socket has nothing more to wake it.
+// A large answer spans many records and socket writes.
+TEST_P(Tls, PipelinedRequestsAndALargeAnswer) {
+  start();
+  TlsClient c(port());
+  ASSERT_TRUE(c.connected()) << c.error();
+  ASSERT_TRUE(c.send(post_echo("one") + post_echo("two") + post_echo("three")));
+  for (const char* text : {"one", "two", "three"}) {
+    const ReadResult r = c.read_response();
+    ASSERT_EQ(r.outcome, ReadResult::Outcome::response) << c.error() << " " << r.describe();
+    EXPECT_EQ(echoed_text(r.response.body), std::string(text)) << r.describe();
+  }
+  const std::string large(2 << 20, 'x');
+  EXPECT_EQ(echo(c, large), "");
+  EXPECT_EQ(echo(c, "small again"), "");
 }
 
 TEST_P(Tls, SpeaksTls12AndTls13) {
