@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "soapbench/version.h"
+#include "tls.h"
 
 namespace soapbench::server {
 
@@ -62,7 +63,7 @@ Config parse_args(int argc, char** argv, int& exit_code) {
   CLI::App app{"soapbench-server: the gSOAP echo service of wsdl/echo.wsdl"};
   app.set_version_flag("--version", std::string("soapbench-server ") + SOAPBENCH_VERSION +
                                         " (gSOAP " + SOAPBENCH_GSOAP_VERSION + ")\ngSOAP runtime: " +
-                                        SOAPBENCH_GSOAP_RUNTIME_INFO);
+                                        SOAPBENCH_GSOAP_RUNTIME_INFO + "\nTLS: " + openssl_version());
   const std::map<std::string, Mode> modes{
       {"iterative", Mode::iterative}, {"pool", Mode::pool}, {"per-connection", Mode::per_connection},
       {"loops", Mode::loops}};
@@ -133,6 +134,18 @@ Config parse_args(int argc, char** argv, int& exit_code) {
       ->transform(seconds_value())
       ->default_str("0");
   app.add_flag("--quiet", c.quiet, "No progress lines and no summary");
+  CLI::Option* cert = app.add_option("--tls-cert", c.tls_cert,
+                                     "Serve HTTPS with this PEM certificate (chain)");
+  CLI::Option* key = app.add_option("--tls-key", c.tls_key, "The PEM private key of --tls-cert");
+  cert->needs(key);
+  key->needs(cert);
+  app.add_option("--tls-client-ca", c.tls_client_ca,
+                 "Require a client certificate signed by this PEM CA, and verify it")
+      ->needs(cert);
+  app.add_option("--tls-min", c.tls_min, "Oldest TLS version accepted: 1.2 | 1.3")
+      ->check(CLI::IsMember({"1.2", "1.3"}))->capture_default_str()->needs(cert);
+  app.add_option("--tls-ciphers", c.tls_ciphers, "TLS 1.2 cipher list (OpenSSL syntax); default: OpenSSL's")
+      ->needs(cert);
 
   try {
     app.parse(argc, argv);

@@ -47,6 +47,14 @@ struct Config {
   // thread's CPU clock, summed in /stats ("layers"), so that the HTTP layer's
   // cost is the rest of the server's CPU, measured under load (bench-server).
   bool time_layers = false;
+  // HTTPS (tls.h): a PEM certificate chain and its key; "" = plain HTTP.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;    // clients must present a certificate this CA signed; "" = none asked
+  std::string tls_min = "1.2";  // the oldest protocol accepted: "1.2" or "1.3"
+  std::string tls_ciphers;      // TLS 1.2 cipher list (OpenSSL's syntax); "" = OpenSSL's default
+
+  bool tls() const { return !tls_cert.empty(); }
 };
 
 // Parses argv into a Config. exit_code is -1 when the server should run; 0 after

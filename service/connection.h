@@ -3,7 +3,10 @@
 // and are not served yet, the framing of the request at their head, and the
 // response bytes the socket has not taken yet. Every mode reads and writes through
 // it without blocking; gSOAP only ever sees a framed request, from memory.
+// On an HTTPS server it also holds the connection's TLS session: everything
+// above it (framing, gSOAP, the modes) sees plaintext only.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,11 +23,15 @@ enum class Arrival {
   closed,    // the peer closed, or the socket failed, with no request begun
 };
 
+class TlsContext;
+class TlsSession;
+
 class Connection {
  public:
   // Takes ownership of the connected socket. Input buffered across all
-  // connections counts against `max_buffered` (Stats::buffered).
-  Connection(int fd, uint64_t max_body, uint64_t max_buffered, Stats& stats);
+  // connections counts against `max_buffered` (Stats::buffered). With `tls`
+  // the client must speak TLS; its handshake runs inside read().
+  Connection(int fd, uint64_t max_body, uint64_t max_buffered, Stats& stats, const TlsContext* tls = nullptr);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -34,7 +41,14 @@ class Connection {
 
   // Reads what the socket has, without waiting, until the request at the head of
   // the input is whole (later pipelined requests stay in the socket until then).
+  // With TLS, a handshake in progress is a partial request; a failed one is closed.
   Arrival read();
+  bool tls() const { return tls_ != nullptr; }
+  // Part of a request (or of the TLS handshake before it) has arrived: the receive timeout applies.
+  bool request_begun() const;
+  // Whether an HTTP answer can go out: not before the TLS handshake is done
+  // (a refusal decided then, such as a timeout, closes the connection instead).
+  bool can_answer() const;
   // Frames the buffered input: where the request at its head ends, or why it is refused.
   RequestFramer::State frame() { return framer_.feed(input()); }
   const RequestFramer& framer() const { return framer_; }
@@ -55,11 +69,12 @@ class Connection {
   // server one syscall and the client one wake-up instead of several.
   void cork() { corked_ = true; }
   bool uncork() { corked_ = false; return flush(); }
-  // Sends what the socket takes of the kept output: false when the connection failed.
+  // Sends what the socket takes of the kept output (with TLS, encrypted in one
+  // record run): false when the connection failed.
   bool flush();
   // Waits (at most timeout_s) for the socket to take all kept output: for connection threads.
   bool flush_blocking(double timeout_s);
-  bool has_unsent_output() const { return out_pos_ < out_.size(); }
+  bool has_unsent_output() const { return out_pos_ < out_.size() || !plain_out_.empty(); }
   bool failed() const { return failed_; }
   bool close_after_output = false;  // the last answer ends the connection once it is sent
   bool continue_sent = false;       // 100 Continue already sent for the request at the head
@@ -67,6 +82,18 @@ class Connection {
  private:
   void account(int64_t delta);
   void release_input();
+  // Input, decrypted or not: appends it (false when it would pass --max-buffered:
+  // refusal is set), then frames it (true once the request at the head is whole).
+  bool append_input(std::string_view fresh);
+  bool frame_arrival();
+  Arrival end_of_input();
+  // The TLS side of read(): bytes from the socket, through the handshake and the record layer.
+  std::optional<Arrival> receive_tls(std::string_view bytes);
+  void send_tls_output();
+  void answer_plain_http();
+  void finish_tls();
+  // Sends what the socket takes now and keeps the rest (bytes as they go on the wire).
+  void send_or_keep(std::string_view bytes);
 
   int fd_;
   Stats& stats_;
@@ -78,8 +105,11 @@ class Connection {
   bool input_ended_ = false;
   bool failed_ = false;
   bool corked_ = false;
-  std::string out_;
+  std::string out_;  // on the wire: ciphertext with TLS
   size_t out_pos_ = 0;
+  std::unique_ptr<TlsSession> tls_;
+  std::string plain_out_;  // TLS: plaintext written while corked, encrypted together at flush
+  bool tls_failure_counted_ = false;
 };
 
 // Corks a connection for a scope: what is written in it leaves in one send at its end.

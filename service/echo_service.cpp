@@ -108,19 +108,20 @@ int request_read(struct soap* s) {
 }
 
 // The contract with its soap:address set to where this server was reached:
-// --public-url, else "http://" + the request's Host header + the endpoint path,
+// --public-url, else the scheme ("https://" on a TLS connection) + the request's Host header + the endpoint path,
 // else (no usable Host) this socket's own address. A Host of other characters
 // than a host name, an IP literal and a port is not reflected: the WSDL is XML.
 std::string advertised_wsdl(struct soap* s, const Config& config) {
   std::string address = config.public_url;
   if (address.empty()) {
     Connection* c = self(s).connection();
+    const std::string scheme = c && c->tls() ? "https://" : "http://";
     const std::string_view host = c ? std::string_view(c->framer().head().host) : std::string_view();
     const bool usable = !host.empty() && host.size() <= 255 &&
                         host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_") ==
                             std::string_view::npos;
     if (usable) {
-      address = "http://" + std::string(host) + kEndpointPath;
+      address = scheme + std::string(host) + kEndpointPath;
     } else {
       sockaddr_storage a{};
       socklen_t len = sizeof a;
@@ -139,7 +140,7 @@ std::string advertised_wsdl(struct soap* s, const Config& config) {
           port = ntohs(v4->sin_port);
         }
       }
-      address = "http://" + std::string(ip) + ":" + std::to_string(port) + kEndpointPath;
+      address = scheme + std::string(ip) + ":" + std::to_string(port) + kEndpointPath;
     }
   }
   std::string wsdl = kWsdlText;
@@ -287,7 +288,9 @@ bool EchoService::serve_buffered(Connection& c, bool draining) {
   const CorkedOutput one_send(c);  // the answers served here leave together
   for (;;) {
     if (c.refusal) {
-      refuse(c, *c.refusal);
+      // Mid-handshake (a TLS client that went quiet) no answer can be read: just close.
+      if (c.can_answer()) refuse(c, *c.refusal);
+      else c.close_after_output = true;
       return false;
     }
     switch (c.frame()) {

@@ -30,8 +30,8 @@ struct Loop;
 // One client connection. Its loop owns it while it is parked; in pool mode a
 // worker owns it while it serves a request (busy), then hands it back.
 struct Conn {
-  Conn(int fd, const Config& c, Stats& s, Loop& l)
-      : conn(fd, c.max_request_bytes, c.max_buffered_bytes, s), loop(l) {}
+  Conn(int fd, const Config& c, Stats& s, const TlsContext* tls, Loop& l)
+      : conn(fd, c.max_request_bytes, c.max_buffered_bytes, s, tls), loop(l) {}
   Connection conn;
   Loop& loop;
   bool busy = false;
@@ -55,8 +55,8 @@ struct Loop {
 
 class EventLoops {
  public:
-  EventLoops(const Config& config, Stats& stats, int listen_fd, int stop_fd)
-      : config_(config), stats_(stats), listen_fd_(listen_fd), stop_fd_(stop_fd),
+  EventLoops(const Config& config, Stats& stats, int listen_fd, int stop_fd, const TlsContext* tls)
+      : config_(config), stats_(stats), tls_(tls), listen_fd_(listen_fd), stop_fd_(stop_fd),
         inline_(config.mode != Mode::pool) {
     const unsigned n = config.mode == Mode::loops ? config.threads : 1;
     for (unsigned i = 0; i < n; ++i) {
@@ -92,6 +92,7 @@ class EventLoops {
  private:
   const Config& config_;
   Stats& stats_;
+  const TlsContext* tls_;  // nullptr: plain HTTP
   const int listen_fd_;
   int stop_fd_;
   // Whether loops serve requests themselves. They then own their connections
@@ -148,7 +149,7 @@ class EventLoops {
       if (over_connection_limit()) { ::close(fd); continue; }
       Loop& owner = *loops_[next_loop_];
       next_loop_ = (next_loop_ + 1) % loops_.size();
-      auto conn = std::make_unique<Conn>(fd, config_, stats_, owner);
+      auto conn = std::make_unique<Conn>(fd, config_, stats_, tls_, owner);
       Conn* c = conn.get();
       c->deadline = Clock::now() + seconds(config_.idle_timeout_s);
       stats_.open.fetch_add(1, std::memory_order_relaxed);
@@ -167,14 +168,20 @@ class EventLoops {
     const bool open = service.serve_buffered(c->conn, draining_);
     std::lock_guard lock(c->loop.mutex);
     if (c->conn.has_unsent_output() && !c->conn.failed()) {  // the client reads slower than we answer
-      c->writing = true;
-      c->busy = false;  // the loop owns it again: its sweep applies the send timeout
-      c->deadline = Clock::now() + seconds(config_.send_timeout_s);
-      rearm(c, EPOLLOUT);  // not EPOLLRDHUP: a half-closed client would wake the loop until then
+      await_output(c);
       return;
     }
     if (!open || c->conn.failed() || draining_) { destroy(c); return; }
     park(c);
+  }
+
+  // Watches c for its socket to take the output that waits, with the send
+  // timeout; the loop owns it meanwhile. Caller holds c->loop.mutex.
+  void await_output(Conn* c) {
+    c->writing = true;
+    c->busy = false;  // the loop owns it again: its sweep applies the send timeout
+    c->deadline = Clock::now() + seconds(config_.send_timeout_s);
+    rearm(c, EPOLLOUT);  // not EPOLLRDHUP: a half-closed client would wake the loop until then
   }
 
   // Waits for c's next request (or the rest of one already begun). Caller holds c->loop.mutex.
@@ -184,7 +191,7 @@ class EventLoops {
     if (!inline_ || c->writing) rearm(c, conn_events());
     c->busy = false;
     c->writing = false;
-    c->partial = c->conn.has_buffered_input();  // a pipelined request still arriving
+    c->partial = c->conn.request_begun();  // a pipelined request (or a TLS handshake) still arriving
     c->deadline = Clock::now() + seconds(c->partial ? config_.recv_timeout_s : config_.idle_timeout_s);
   }
 
@@ -221,9 +228,13 @@ class EventLoops {
           c->deadline = Clock::now() + seconds(config_.recv_timeout_s);
         }
         [[fallthrough]];
-      case Arrival::blank:
-        if (!inline_) { std::lock_guard lock(c->loop.mutex); rearm(c, conn_events()); }
+      case Arrival::blank: {
+        std::lock_guard lock(c->loop.mutex);
+        // TLS handshake messages the socket did not take at once (read() sent what it took).
+        if (c->conn.has_unsent_output() && !c->conn.failed()) await_output(c);
+        else if (!inline_) rearm(c, conn_events());
         return;
+      }
       case Arrival::complete:
         break;
     }
@@ -333,8 +344,8 @@ class EventLoops {
 
 }  // namespace
 
-void run_event_loops(const Config& config, Stats& stats, int listen_fd, int stop_fd) {
-  EventLoops(config, stats, listen_fd, stop_fd).run();
+void run_event_loops(const Config& config, Stats& stats, int listen_fd, int stop_fd, const TlsContext* tls) {
+  EventLoops(config, stats, listen_fd, stop_fd, tls).run();
 }
 
 }  // namespace soapbench::server

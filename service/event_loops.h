@@ -8,9 +8,12 @@
 
 namespace soapbench::server {
 
+class TlsContext;
+
 // Serves the connections accepted on listen_fd until stop_fd (an eventfd) becomes
 // readable; then stops accepting (shuts listen_fd down, closes nothing it did not
 // open), closes idle connections and gives requests in flight config.grace_s to finish.
-void run_event_loops(const Config& config, Stats& stats, int listen_fd, int stop_fd);
+// With `tls` every connection speaks HTTPS.
+void run_event_loops(const Config& config, Stats& stats, int listen_fd, int stop_fd, const TlsContext* tls = nullptr);
 
 }  // namespace soapbench::server

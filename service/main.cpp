@@ -13,6 +13,7 @@
 #include "server.h"
 #include "stats.h"
 #include "stop_signals.h"
+#include "tls.h"
 
 using namespace soapbench::server;
 
@@ -40,11 +41,23 @@ int main(int argc, char** argv) {
     }
     stats.access_log = &*access_log;
   }
-  Server server(config, stats);
+  // One SSL_CTX for the process, made before anything listens: a bad certificate
+  // or key stops the start with OpenSSL's reason, as a bad flag does.
+  std::optional<TlsContext> tls;
+  if (config.tls()) {
+    try {
+      tls.emplace(config);
+    } catch (const TlsSetupError& e) {
+      fmt::print(stderr, "soapbench-server: {}\n", e.what());
+      return 2;
+    }
+  }
+  const char* scheme = config.tls() ? "https" : "http";
+  Server server(config, stats, tls ? &*tls : nullptr);
   const std::optional<uint16_t> port = listen_or_report(server, "soapbench-server");
   if (!port) return 1;
   // Tests and scripts read this line to learn the port; keep its shape.
-  fmt::print("soapbench-server listening on http://{}:{}/echo mode={} threads={}\n",
+  fmt::print("soapbench-server listening on {}://{}:{}/echo mode={} threads={}\n", scheme,
              url_host(config.bind), *port, to_string(config.mode),
              config.mode == Mode::pool || config.mode == Mode::loops ? config.threads : 1u);
   std::fflush(stdout);
@@ -52,14 +65,17 @@ int main(int argc, char** argv) {
   // On stderr, so that stdout stays the ready line, progress and summary scripts read.
   if (!config.quiet)
     fmt::print(stderr,
-               "soapbench-server {} (gSOAP {}, runtime {}): {} on http://{}:{}/echo; at most {} connections, "
+               "soapbench-server {} (gSOAP {}, runtime {}): {} on {}://{}:{}/echo; at most {} connections, "
                "{} MiB per request, {} MiB buffered, {} attributes and {} namespaces per request; timeouts: "
-               "receive {:g} s, send {:g} s, idle {:g} s; ?wsdl advertises {}\n",
-               SOAPBENCH_VERSION, SOAPBENCH_GSOAP_VERSION, SOAPBENCH_GSOAP_RUNTIME_INFO, to_string(config.mode),
+               "receive {:g} s, send {:g} s, idle {:g} s; ?wsdl advertises {}{}\n",
+               SOAPBENCH_VERSION, SOAPBENCH_GSOAP_VERSION, SOAPBENCH_GSOAP_RUNTIME_INFO, to_string(config.mode), scheme,
                url_host(config.bind), *port, config.max_connections, config.max_request_bytes >> 20,
                config.max_buffered_bytes >> 20, config.max_attributes, config.max_namespaces, config.recv_timeout_s,
                config.send_timeout_s, config.idle_timeout_s,
-               config.public_url.empty() ? "the address each client used" : config.public_url);
+               config.public_url.empty() ? "the address each client used" : config.public_url,
+               config.tls() ? fmt::format("; TLS {} or later with {}{}", config.tls_min, openssl_version(),
+                                          config.tls_client_ca.empty() ? "" : ", client certificates required")
+                            : "");
 
   signals.stop_on_signal([&] { server.stop(); });
 

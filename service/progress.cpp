@@ -72,6 +72,9 @@ void print_summary(const Stats& s, const Config& c) {
   if (requests > 0)
     fmt::print(" ({:.1f} us CPU per request)",
                (usage.user_cpu_s + usage.system_cpu_s) * 1e6 / static_cast<double>(requests));
+  if (c.tls())
+    fmt::print("; TLS: {} handshakes ({} resumed), {} failed", s.tls_handshakes.load(), s.tls_resumed.load(),
+               s.tls_failed.load());
   fmt::print("\n");
   std::fflush(stdout);
 }

@@ -40,10 +40,11 @@ int poll_timeout_ms(Clock::time_point deadline) {
 }  // namespace
 
 struct Server::Impl {
-  Impl(Config c, Stats& s) : config(std::move(c)), stats(s) {}
+  Impl(Config c, Stats& s, const TlsContext* t) : config(std::move(c)), stats(s), tls(t) {}
 
   Config config;
   Stats& stats;
+  const TlsContext* tls;  // nullptr: plain HTTP
   int listen_fd = -1;
   int stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // readable once stop() was called
   std::atomic<bool> stopping{false};  // the grace period is over (or never needed): workers exit
@@ -78,8 +79,8 @@ struct Server::Impl {
   bool wait_for_request(Connection& c) {
     if (c.has_buffered_input() && c.frame() != RequestFramer::State::need_more) return true;
     pollfd fds[2] = {{c.fd(), POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    auto deadline = Clock::now() + seconds(c.has_buffered_input() ? config.recv_timeout_s : config.idle_timeout_s);
-    bool partial = c.has_buffered_input();
+    auto deadline = Clock::now() + seconds(c.request_begun() ? config.recv_timeout_s : config.idle_timeout_s);
+    bool partial = c.request_begun();
     for (;;) {
       const int n = poll(fds, 2, poll_timeout_ms(deadline));
       if (n < 0 && errno == EINTR) continue;
@@ -104,16 +105,17 @@ struct Server::Impl {
         case Arrival::partial:
           if (!partial) deadline = Clock::now() + seconds(config.recv_timeout_s);
           partial = true;
-          c.flush_blocking(config.send_timeout_s);  // a 100 Continue
           break;
       }
+      // A 100 Continue, or TLS handshake messages the socket did not take at once.
+      if (c.has_unsent_output() && !c.flush_blocking(config.send_timeout_s)) return false;
     }
   }
 
   void connection_thread(int fd) {
     {
       EchoService service(config, stats);
-      Connection c(fd, config.max_request_bytes, config.max_buffered_bytes, stats);
+      Connection c(fd, config.max_request_bytes, config.max_buffered_bytes, stats, tls);
       while (wait_for_request(c)) {
         const bool open = service.serve_buffered(c);
         if (!c.flush_blocking(config.send_timeout_s) || !open || stopping) break;
@@ -161,7 +163,8 @@ struct Server::Impl {
   }
 };
 
-Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::move(config), stats)) {
+Server::Server(Config config, Stats& stats, const TlsContext* tls)
+    : impl_(std::make_unique<Impl>(std::move(config), stats, tls)) {
 #ifdef WITH_OPENSSL
   // gSOAP initialises OpenSSL in the first soap_init() through an unguarded global
   // flag: done here, before any thread makes a context, it is never raced (TSan).
@@ -177,7 +180,7 @@ uint16_t Server::listen() {
 
 void Server::run() {
   if (impl_->config.mode == Mode::per_connection) impl_->run_per_connection();
-  else run_event_loops(impl_->config, impl_->stats, impl_->listen_fd, impl_->stop_fd);
+  else run_event_loops(impl_->config, impl_->stats, impl_->listen_fd, impl_->stop_fd, impl_->tls);
 }
 
 void Server::stop() {

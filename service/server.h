@@ -10,9 +10,12 @@
 
 namespace soapbench::server {
 
+class TlsContext;
+
 class Server {
  public:
-  Server(Config config, Stats& stats);
+  // With `tls` (made from the --tls-* flags, outliving the server) every connection speaks HTTPS.
+  Server(Config config, Stats& stats, const TlsContext* tls = nullptr);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

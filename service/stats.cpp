@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "soapbench/version.h"
+#include "tls.h"
 
 namespace soapbench::server {
 
@@ -55,6 +56,14 @@ std::string stats_json(const Stats& s, const Config& c) {
       {"cpu", {{"user_s", usage.user_cpu_s}, {"system_s", usage.system_cpu_s}}},
       {"rss_bytes", usage.rss_bytes},
   };
+  if (c.tls())
+    j["tls"] = {{"library", openssl_version()},
+                {"min_version", c.tls_min},
+                {"client_certificates", !c.tls_client_ca.empty()},
+                {"handshakes", s.tls_handshakes.load()},
+                {"resumed", s.tls_resumed.load()},
+                {"failed", s.tls_failed.load()},
+                {"last_failure", s.tls_last_failure()}};
   if (c.time_layers)
     j["layers"] = {{"timed_requests", s.timed_requests.load()},
                    {"xml_guard_cpu_s", static_cast<double>(s.guard_cpu_ns.load()) / 1e9},

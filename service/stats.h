@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "config.h"
@@ -29,13 +30,34 @@ struct Stats {
   std::atomic<uint64_t> timed_requests{0};  // POSTs timed
   std::atomic<uint64_t> guard_cpu_ns{0};    // the XML check before gSOAP (xml_guard.h)
   std::atomic<uint64_t> soap_cpu_ns{0};     // gSOAP: parse, the operation, the response into the output buffer
+  // HTTPS (--tls-cert): handshakes completed, of which resumed, and failed (the
+  // client's bytes were no TLS, its certificate or protocol was refused, or it
+  // stopped or closed inside the handshake).
+  std::atomic<uint64_t> tls_handshakes{0};
+  std::atomic<uint64_t> tls_resumed{0};
+  std::atomic<uint64_t> tls_failed{0};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   // Not a counter, but shared by every serving thread as the counters are:
   // where each request is logged (--access-log); nullptr = no log.
   AccessLog* access_log = nullptr;
 
+  // Counts a failed handshake and keeps its reason, the last one /stats shows.
+  void tls_failure(std::string reason) {
+    add(tls_failed);
+    std::lock_guard lock(tls_reason_mutex_);
+    tls_last_failure_ = std::move(reason);
+  }
+  std::string tls_last_failure() const {
+    std::lock_guard lock(tls_reason_mutex_);
+    return tls_last_failure_;
+  }
+
   uint64_t requests() const { return echo_string + echo_struct + echo_binary; }
   void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
+
+ private:
+  mutable std::mutex tls_reason_mutex_;
+  std::string tls_last_failure_;
 };
 
 struct ProcessUsage {

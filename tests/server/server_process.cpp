@@ -72,20 +72,21 @@ ServerProcess::ServerProcess(const std::vector<std::string>& flags, milliseconds
   first_line_ = seen.substr(0, eol);
   if (eol != std::string::npos) pending_ = seen.substr(eol + 1);
   static const std::regex announcement(
-      R"(soapbench-server listening on http://127\.0\.0\.1:(\d+)/echo mode=\S+ threads=\d+)");
+      R"(soapbench-server listening on (https?)://127\.0\.0\.1:(\d+)/echo mode=\S+ threads=\d+)");
   std::smatch m;
   if (eol == std::string::npos || !std::regex_match(first_line_, m, announcement)) {
     const std::string why = running() ? "its first line was \"" + first_line_ + "\""
                                       : "it ended (" + exit_->describe() + ") after printing \"" + seen + "\"";
     throw std::runtime_error("soapbench-server did not announce its port: " + why);
   }
-  port_ = static_cast<uint16_t>(std::stoul(m[1]));
+  tls_ = m[1] == "https";
+  port_ = static_cast<uint16_t>(std::stoul(m[2]));
 }
 
 ServerProcess::~ServerProcess() = default;  // the Subprocess kills and reaps it if still running
 
 std::string ServerProcess::endpoint() const {
-  return "http://127.0.0.1:" + std::to_string(port_) + "/echo";
+  return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_) + "/echo";
 }
 
 bool ServerProcess::running() {

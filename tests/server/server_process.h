@@ -41,8 +41,9 @@ class ServerProcess {
   pid_t pid() const { return process_.pid(); }
   // The announcement line, without its newline.
   const std::string& first_line() const { return first_line_; }
-  // http://127.0.0.1:PORT/echo, for the gSOAP proxy.
+  // http://127.0.0.1:PORT/echo (https:// when it serves TLS), for the gSOAP proxy.
   std::string endpoint() const;
+  bool tls() const { return tls_; }  // it announced https://
 
   // True until the process has exited (reaps it when it has).
   bool running();
@@ -56,6 +57,7 @@ class ServerProcess {
  private:
   Subprocess process_;  // its stdout a pipe to us
   uint16_t port_ = 0;
+  bool tls_ = false;
   std::string first_line_;
   std::string pending_;  // bytes read past the first line
   std::optional<ExitStatus> exit_;
