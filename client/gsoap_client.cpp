@@ -18,6 +18,10 @@
 #include "soapEchoBindingProxy.h"
 #include "tls.h"
 
+#ifdef WITH_OPENSSL
+#include <openssl/err.h>
+#endif
+
 namespace soapbench {
 namespace {
 
@@ -103,6 +107,7 @@ class GsoapClient final : public EchoClient {
   std::string server_;
   bool connect_failed_ = false;
   bool tls_failed_ = false;  // the connect failed in the TLS handshake
+  std::string tls_alert_;    // a TLS error (the server's alert) ended a read
   int connect_errno_ = 0;
   bool timed_out_ = false;
   bool peer_closed_ = false;  // the server closed the connection during this call
@@ -216,8 +221,23 @@ int GsoapClient::counting_send(struct soap* s, const char* buf, size_t n) {
 
 size_t GsoapClient::counting_recv(struct soap* s, char* buf, size_t n) {
   GsoapClient& c = self(s);
+#ifdef WITH_OPENSSL
+  ERR_clear_error();
+#endif
   const size_t got = c.default_recv_(s, buf, n);
   c.wire_.response += got;
+#ifdef WITH_OPENSSL
+  // TLS 1.3 refuses a client certificate after the client's handshake is done:
+  // the server's alert ends the first read, which gSOAP reports as a closed connection.
+  if (got == 0 && s->ssl)
+    if (const unsigned long e = ERR_peek_error(); e != 0 && ERR_GET_LIB(e) == ERR_LIB_SSL) {
+      char text[256];
+      ERR_error_string_n(e, text, sizeof text);
+      c.tls_alert_ = text;
+      ERR_clear_error();
+      return got;
+    }
+#endif
   if (got == 0 && s->errnum == 0 && soap_valid_socket(s->socket)) {
     // gSOAP reports both the peer's close and an expired receive timeout as 0 bytes;
     // a closed connection polls readable (end of file), a silent one does not.
@@ -251,6 +271,7 @@ CallResult GsoapClient::call() {
   wire_ = {};
   server_.clear();
   connect_failed_ = tls_failed_ = timed_out_ = peer_closed_ = false;
+  tls_alert_.clear();
   const char* url = options_.url.c_str();
   const auto deadline = deadline_after(options_.timeout_s);
   watchdog_.arm(deadline);
@@ -303,6 +324,7 @@ CallResult GsoapClient::map_error() {
   if (timed_out_) return failure(FailureKind::timeout, "no response within the timeout: " + detail);
 #ifdef WITH_OPENSSL
   if (error == SOAP_SSL_ERROR) return failure(FailureKind::tls, detail);
+  if (!tls_alert_.empty()) return failure(FailureKind::tls, "TLS failure: " + tls_alert_);
 #endif
   // A response cut short fails to validate as well; the cut is what went wrong.
   if (peer_closed_) return failure(FailureKind::read, "connection closed by the server: " + detail);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include "gsoap_values.h"
@@ -16,6 +17,11 @@ const std::string& test_certs_dir() {
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("test_certs_dir: mkdtemp failed");
     const std::string cmd = std::string(SOAPBENCH_SOURCE_DIR) + "/tests/tls/make-certs '" + tmpl + "'";
     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("test_certs_dir: " + cmd + " failed");
+    // Removed when the test program exits, as a temporary folder should be.
+    static const struct Remove {
+      std::string path;
+      ~Remove() { std::error_code ignored; std::filesystem::remove_all(path, ignored); }
+    } remove{tmpl};
     return tmpl + "/";
   }();
   return dir;
