@@ -47,6 +47,12 @@ struct Config {
   // thread's CPU clock, summed in /stats ("layers"), so that the HTTP layer's
   // cost is the rest of the server's CPU, measured under load (bench-server).
   bool time_layers = false;
+  // --require-user NAME:PASSWORD: every request (POST, ?wsdl and /stats alike)
+  // needs HTTP authentication (auth.h); "" = none. --auth digest: RFC 7616 Digest, else Basic.
+  std::string require_user;
+  bool digest = false;
+  // --require-wsse NAME:PASSWORD: every SOAP request needs a WS-Security UsernameToken; "" = none.
+  std::string require_wsse;
 };
 
 // Parses argv into a Config. exit_code is -1 when the server should run; 0 after

@@ -1,5 +1,7 @@
 #include "server.h"
 
+#include "auth.h"
+
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <poll.h>
@@ -167,6 +169,12 @@ Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::
   // flag: done here, before any thread makes a context, it is never raced (TSan).
   soap_ssl_init();
 #endif
+  // One checker per flag, shared by every serving thread (their nonce tables too).
+  std::string name, password;
+  if (split_credentials(impl_->config.require_user, name, password))
+    stats.http_auth = std::make_shared<HttpAuth>(name, password, impl_->config.digest);
+  if (split_credentials(impl_->config.require_wsse, name, password))
+    stats.wsse_auth = std::make_shared<WsseAuth>(name, password);
 }
 Server::~Server() = default;
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "config.h"
@@ -11,6 +12,8 @@
 namespace soapbench::server {
 
 class AccessLog;
+class HttpAuth;
+class WsseAuth;
 
 struct Stats {
   std::atomic<uint64_t> echo_string{0};     // echoString requests answered
@@ -29,10 +32,18 @@ struct Stats {
   std::atomic<uint64_t> timed_requests{0};  // POSTs timed
   std::atomic<uint64_t> guard_cpu_ns{0};    // the XML check before gSOAP (xml_guard.h)
   std::atomic<uint64_t> soap_cpu_ns{0};     // gSOAP: parse, the operation, the response into the output buffer
+  // Authentication (auth.h): 401s to requests without credentials, refused
+  // HTTP credentials (wrong, stale, replayed), refused WS-Security tokens.
+  std::atomic<uint64_t> auth_challenged{0};
+  std::atomic<uint64_t> auth_refused{0};
+  std::atomic<uint64_t> wsse_refused{0};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   // Not a counter, but shared by every serving thread as the counters are:
   // where each request is logged (--access-log); nullptr = no log.
   AccessLog* access_log = nullptr;
+  // Likewise the checkers of --require-user and --require-wsse (Server makes them); nullptr = off.
+  std::shared_ptr<HttpAuth> http_auth;
+  std::shared_ptr<WsseAuth> wsse_auth;
 
   uint64_t requests() const { return echo_string + echo_struct + echo_binary; }
   void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
