@@ -13,6 +13,12 @@ bool CheckReport::ok() const {
 }
 
 CheckReport check_endpoint(const std::string& url, std::string_view kind, double timeout_s) {
+  ClientOptions base;
+  base.timeout_s = timeout_s;
+  return check_endpoint(url, kind, base);
+}
+
+CheckReport check_endpoint(const std::string& url, std::string_view kind, const ClientOptions& base) {
   CheckReport report;
   report.url = url;
   report.kind = std::string(kind);
@@ -27,10 +33,9 @@ CheckReport check_endpoint(const std::string& url, std::string_view kind, double
       report.operations.push_back(std::move(skipped));
       continue;
     }
-    ClientOptions options;
+    ClientOptions options = base;  // its timeout and credentials
     options.url = url;
     options.operation = op;
-    options.timeout_s = timeout_s;
     const auto client = make_client(kind, options);
     OperationCheck check;
     check.operation = op;

@@ -32,6 +32,8 @@ struct CheckReport {
 // Throws std::invalid_argument for an unknown kind or a bad URL (as make_client);
 // every failure of the endpoint itself is reported in the result.
 CheckReport check_endpoint(const std::string& url, std::string_view kind, double timeout_s);
+// The same with `base`'s timeout and credentials (--user, --wsse).
+CheckReport check_endpoint(const std::string& url, std::string_view kind, const ClientOptions& base);
 
 // One call of the request file in `options.custom` (raw or curl), its request
 // and response kept for the report.

@@ -63,6 +63,13 @@ struct ClientOptions {
   // operation == Operation::request and no `custom`. Empty: no mix.
   std::vector<MixEntry> mix{};
   bool keep_response = false;  // keep each response body as it came (last_response(); raw and curl)
+  // --user NAME:PASSWORD: HTTP Basic or Digest, whichever the server's 401 asks
+  // for (credentials.h; gsoap: Basic only). "" = none.
+  std::string user{};
+  // --wsse NAME:PASSWORD: a WS-Security UsernameToken in every request's header
+  // (raw and curl); "" = none. wsse_digest: PasswordDigest with a fresh Nonce and Created per call.
+  std::string wsse{};
+  bool wsse_digest = false;
 };
 
 struct WireBytes {  // of the last call, HTTP request/status line and headers (tcp: frame header) included

@@ -148,6 +148,12 @@ void CurlClient::configure() {
   curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, request_.data());
   curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request_.size()));
   curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
+  if (!options_.user.empty()) {
+    // Basic or Digest, as the server's challenge says: curl's first request
+    // goes without and answers the 401 itself (not a failed call).
+    curl_easy_setopt(easy_, CURLOPT_USERPWD, options_.user.c_str());
+    curl_easy_setopt(easy_, CURLOPT_HTTPAUTH, CURLAUTH_BASIC | CURLAUTH_DIGEST);
+  }
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, &body_);
   curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, note_header);

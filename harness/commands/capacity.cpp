@@ -75,6 +75,7 @@ int parse_capacity(int argc, const char* const* argv, CapacityConfig& c, std::os
   add_interval_option(app, r.load.interval_s);
   add_client_kind_option(app, r.call.client_kind);
   add_timeout_option(app, r.call.client.timeout_s);
+  add_credential_options(app, r.call.client);
   add_payload_options(app, r.call.client.payload);
   add_output_options(app, r.label, r.out_dir);
   if (const int code = parse_app(app, argc, argv, "capacity", out, err); code >= 0) return code;

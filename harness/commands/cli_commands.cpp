@@ -47,7 +47,7 @@ int check_command(const CheckConfig& c, std::ostream& out, std::ostream& err) {
     }
     const CheckReport report = c.call.client.custom
                                    ? check_request(url, c.call.client_kind, c.call.client)
-                                   : check_endpoint(url, c.call.client_kind, c.call.client.timeout_s);
+                                   : check_endpoint(url, c.call.client_kind, c.call.client);
     print_check_report(out, report);
     if (report.ok()) return 0;
     // Not one operation could connect: nothing was checked (exit 3), not a wrong answer (1).

@@ -18,6 +18,8 @@ CLI::Option* add_client_kind_option(CLI::App& app, std::string& kind);
 CLI::Option* add_timeout_option(CLI::App& app, double& timeout_s);
 // --new-connection
 CLI::Option* add_new_connection_flag(CLI::App& app, bool& new_connection);
+// --user NAME:PASSWORD, --wsse NAME:PASSWORD, --wsse-digest (checked by validate_call)
+void add_credential_options(CLI::App& app, ClientOptions& client);
 // --string-length, --items, --payload-size LENGTH[,ITEMS], --binary-bytes
 void add_payload_options(CLI::App& app, PayloadSize& payload);
 // --op OPS: operations, comma-separated, each once
@@ -53,7 +55,8 @@ void add_output_options(CLI::App& app, std::string& label, std::string& out_dir)
 std::string duration_text(double seconds);
 
 // --timeout not below what the --client kind honours (client/client.h
-// min_timeout_s). Throws UsageError naming --timeout.
+// min_timeout_s); --wsse-digest only with --wsse, --wsse not with the gsoap
+// client. Throws UsageError naming the flag.
 void validate_call(const CallSpec& call);
 
 // The rules between the load's flags: --duration > 0 unless --requests,
