@@ -116,8 +116,8 @@ bool split_credentials(std::string_view text, std::string& name, std::string& pa
 
 // ---- HTTP Basic and Digest ----
 
-HttpAuth::HttpAuth(std::string user, std::string password, bool digest)
-    : user_(std::move(user)), password_(std::move(password)), digest_(digest) {}
+HttpAuth::HttpAuth(std::string user, std::string password, bool digest, Clock::duration nonce_lifetime)
+    : user_(std::move(user)), password_(std::move(password)), digest_(digest), lifetime_(nonce_lifetime) {}
 
 std::string HttpAuth::new_nonce() {
   unsigned char bytes[16];
@@ -125,7 +125,7 @@ std::string HttpAuth::new_nonce() {
   std::string nonce = hex(std::string_view(reinterpret_cast<char*>(bytes), sizeof bytes));
   const auto now = Clock::now();
   const std::lock_guard lock(mutex_);
-  while (!issued_.empty() && (now - issued_.front().first > kNonceLifetime || issued_.size() >= kMaxNonces)) {
+  while (!issued_.empty() && (now - issued_.front().first > lifetime_ || issued_.size() >= kMaxNonces)) {
     nonces_.erase(issued_.front().second);
     issued_.pop_front();
   }
@@ -210,7 +210,7 @@ HttpAuthVerdict HttpAuth::check_digest(std::string_view method, std::string_view
   {  // (refuse() takes the lock again for a new nonce: decide here, answer after)
     const std::lock_guard lock(mutex_);
     const auto it = nonces_.find(p["nonce"]);
-    if (it != nonces_.end() && Clock::now() - it->second.issued <= kNonceLifetime) {
+    if (it != nonces_.end() && Clock::now() - it->second.issued <= lifetime_) {
       // One count at a time, increasing: a client sends its requests on a nonce
       // in order (curl, the driver), so a count not above the last one is a replay.
       use = nc <= it->second.last_nc ? Use::replay : Use::ok;

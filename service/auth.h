@@ -35,12 +35,12 @@ struct HttpAuthVerdict {
 
 class HttpAuth {
  public:
-  HttpAuth(std::string user, std::string password, bool digest);
+  HttpAuth(std::string user, std::string password, bool digest,
+           std::chrono::steady_clock::duration nonce_lifetime = std::chrono::minutes(5));
   // Checks a request's Authorization value (empty: none) for `method` and `target`.
   HttpAuthVerdict check(std::string_view method, std::string_view target, std::string_view authorization);
 
   static constexpr std::string_view kRealm = "soapbench";
-  static constexpr auto kNonceLifetime = std::chrono::minutes(5);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -55,6 +55,7 @@ class HttpAuth {
 
   std::string user_, password_;
   bool digest_;
+  Clock::duration lifetime_;  // of a nonce
   std::mutex mutex_;
   std::unordered_map<std::string, Nonce> nonces_;
   std::deque<std::pair<Clock::time_point, std::string>> issued_;  // by age, for pruning

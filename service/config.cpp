@@ -145,6 +145,12 @@ Config parse_args(int argc, char** argv, int& exit_code) {
                  "The scheme --require-user asks for: basic (RFC 7617) or digest (RFC 7616, qop=auth,\n"
                  "SHA-256 and MD5; nonces live 5 minutes, a nonce count is used once)")
       ->check(CLI::IsMember({"basic", "digest"}))->capture_default_str();
+  app.add_option("--nonce-lifetime", c.nonce_lifetime_s,
+                 "How long a Digest nonce may be used before it is stale (a 401 with stale=true, which\n"
+                 "clients answer at once with the new nonce)")
+      ->transform(seconds_value())
+      ->check([](const std::string& v) { return std::stod(v) > 0 ? std::string() : std::string("must be more than 0"); })
+      ->default_str("300s");
   app.add_option("--require-wsse", c.require_wsse,
                  "Require a WS-Security UsernameToken NAME:PASSWORD in every SOAP request's header\n"
                  "(PasswordText, or PasswordDigest with a Created within 5 minutes and a fresh Nonce);\n"

@@ -51,6 +51,7 @@ struct Config {
   // needs HTTP authentication (auth.h); "" = none. --auth digest: RFC 7616 Digest, else Basic.
   std::string require_user;
   bool digest = false;
+  double nonce_lifetime_s = 300;  // --nonce-lifetime: a Digest nonce is stale this long after it was issued
   // --require-wsse NAME:PASSWORD: every SOAP request needs a WS-Security UsernameToken; "" = none.
   std::string require_wsse;
 };

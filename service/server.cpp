@@ -172,7 +172,10 @@ Server::Server(Config config, Stats& stats) : impl_(std::make_unique<Impl>(std::
   // One checker per flag, shared by every serving thread (their nonce tables too).
   std::string name, password;
   if (split_credentials(impl_->config.require_user, name, password))
-    stats.http_auth = std::make_shared<HttpAuth>(name, password, impl_->config.digest);
+    stats.http_auth = std::make_shared<HttpAuth>(
+        name, password, impl_->config.digest,
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(impl_->config.nonce_lifetime_s)));
   if (split_credentials(impl_->config.require_wsse, name, password))
     stats.wsse_auth = std::make_shared<WsseAuth>(name, password);
 }

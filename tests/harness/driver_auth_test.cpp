@@ -66,6 +66,21 @@ TEST_P(DriverAuth, HttpBasicAndDigest) {
   }
 }
 
+// Nonces that go stale every 100 ms during a 1 s run: each stale=true 401 is
+// answered with the new nonce within its call, so no call fails.
+TEST_P(DriverAuth, DigestFollowsStaleNonces) {
+  auto server = auth_server({"--require-user", "u:p", "--auth", "digest", "--nonce-lifetime", "100ms"});
+  test::TempDir dir;
+  Program p(test::soapbench_command("run", dir, {"--url", server->url(), "--client", GetParam(), "--op", "echoString",
+                                                 "--clients", "1", "--duration", "1s", "--warmup", "0", "--interval",
+                                                 "0", "--user", "u:p"}));
+  ASSERT_EQ(p.wait(60s), 0) << p.out() << p.err();
+  const RunRecord record = test::results_of(p);
+  ASSERT_EQ(record.operations.size(), 1u);
+  EXPECT_GT(record.operations[0].steps.at(0).requests, 10u);
+  EXPECT_EQ(record.operations[0].steps.at(0).failures.total(), 0u);
+}
+
 TEST_P(DriverAuth, WsseTextAndDigest) {
   auto server = auth_server({"--require-wsse", "u:p"});
   for (const bool digest : {false, true}) {

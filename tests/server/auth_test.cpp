@@ -155,6 +155,39 @@ TEST_P(DigestAuth, ChallengesRefusesReplaysAndEchoes) {
   EXPECT_EQ(stats["refused"], 5) << stats;
 }
 
+// A nonce past --nonce-lifetime is stale: the right answer gets 401 with
+// stale=true and a new nonce, which then works.
+class DigestNonceLifetime : public ::testing::TestWithParam<ServerMode> {
+ protected:
+  ServerProcess server{flags_for(GetParam(), {"--require-user", "u:p", "--auth", "digest", "--nonce-lifetime", "200ms"})};
+};
+
+std::string nonce_of(const HttpResponse& r) {
+  std::smatch m;
+  const auto offered = challenges(r);
+  return !offered.empty() && std::regex_search(offered[0], m, std::regex("nonce=\"([0-9a-f]+)\"")) ? m[1].str() : "";
+}
+
+TEST_P(DigestNonceLifetime, AnExpiredNonceIsStale) {
+  RawConnection c(server.port());
+  ASSERT_TRUE(c.send(post_with("")));
+  const std::string nonce = nonce_of(c.read_response(milliseconds(5000)).response);
+  ASSERT_FALSE(nonce.empty());
+  ASSERT_TRUE(c.send(post_with(digest_answer("SHA-256", nonce, "00000001"))));
+  EXPECT_EQ(c.read_response(milliseconds(5000)).response.status, 200);
+  std::this_thread::sleep_for(milliseconds(300));
+  ASSERT_TRUE(c.send(post_with(digest_answer("SHA-256", nonce, "00000002"))));
+  const HttpResponse stale = c.read_response(milliseconds(5000)).response;
+  EXPECT_EQ(stale.status, 401);
+  EXPECT_EQ(faultstring(stale.body), "Authentication failed: stale nonce");
+  ASSERT_EQ(challenges(stale).size(), 2u);
+  EXPECT_TRUE(challenges(stale)[1].ends_with(", stale=true")) << challenges(stale)[1];
+  const std::string renewed = nonce_of(stale);
+  EXPECT_NE(renewed, nonce);
+  ASSERT_TRUE(c.send(post_with(digest_answer("MD5", renewed, "00000001"))));
+  EXPECT_EQ(c.read_response(milliseconds(5000)).response.status, 200);
+}
+
 // ---- WS-Security UsernameToken ----
 
 class WsseAuth : public ::testing::TestWithParam<ServerMode> {
@@ -245,6 +278,7 @@ TEST_P(WsseAuth, AcceptsTextAndDigestRefusesTheRest) {
 
 INSTANTIATE_TEST_SUITE_P(AllModes, BasicAuth, ::testing::ValuesIn(all_modes()), mode_param_name);
 INSTANTIATE_TEST_SUITE_P(AllModes, DigestAuth, ::testing::ValuesIn(all_modes()), mode_param_name);
+INSTANTIATE_TEST_SUITE_P(AllModes, DigestNonceLifetime, ::testing::ValuesIn(all_modes()), mode_param_name);
 INSTANTIATE_TEST_SUITE_P(AllModes, WsseAuth, ::testing::ValuesIn(all_modes()), mode_param_name);
 
 }  // namespace
