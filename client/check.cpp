@@ -33,7 +33,7 @@ CheckReport check_endpoint(const std::string& url, std::string_view kind, const 
       report.operations.push_back(std::move(skipped));
       continue;
     }
-    ClientOptions options = base;
+    ClientOptions options = base;  // its timeout, TLS, gzip and credentials
     options.url = url;
     options.operation = op;
     const auto client = make_client(kind, options);

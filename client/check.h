@@ -32,7 +32,7 @@ struct CheckReport {
 // Throws std::invalid_argument for an unknown kind or a bad URL (as make_client);
 // every failure of the endpoint itself is reported in the result.
 CheckReport check_endpoint(const std::string& url, std::string_view kind, double timeout_s);
-// The same with `base`'s timeout, TLS and gzip (its url and operation are replaced).
+// The same with `base`'s timeout, TLS, gzip and credentials (its url and operation are replaced).
 CheckReport check_endpoint(const std::string& url, std::string_view kind, const ClientOptions& base);
 
 // One call of the request file in `options.custom` (raw or curl), its request

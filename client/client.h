@@ -88,6 +88,13 @@ struct ClientOptions {
   // --gzip: requests sent gzip-encoded (Content-Encoding: gzip) and gzip asked for
   // in responses (Accept-Encoding: gzip); a gzipped response is inflated, then checked.
   bool gzip = false;
+  // --user NAME:PASSWORD: HTTP Basic or Digest, whichever the server's 401 asks
+  // for (credentials.h; gsoap: Basic only). "" = none.
+  std::string user{};
+  // --wsse NAME:PASSWORD: a WS-Security UsernameToken in every request's header
+  // (raw and curl); "" = none. wsse_digest: PasswordDigest with a fresh Nonce and Created per call.
+  std::string wsse{};
+  bool wsse_digest = false;
 };
 
 struct WireBytes {  // of the last call, HTTP request/status line and headers (tcp: frame header) included

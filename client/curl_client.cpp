@@ -168,6 +168,12 @@ void CurlClient::configure() {
   curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
   // --gzip: curl asks for gzip and inflates what comes (CURLINFO_SIZE_DOWNLOAD_T is the wire's).
   if (options_.gzip) curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "gzip");
+  if (!options_.user.empty()) {
+    // Basic or Digest, as the server's challenge says: curl's first request
+    // goes without and answers the 401 itself (not a failed call).
+    curl_easy_setopt(easy_, CURLOPT_USERPWD, options_.user.c_str());
+    curl_easy_setopt(easy_, CURLOPT_HTTPAUTH, CURLAUTH_BASIC | CURLAUTH_DIGEST);
+  }
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, &body_);
   curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &CurlClient::on_header);

@@ -213,18 +213,21 @@ CallResult ExpectationCheck::check(long status, std::string& body) {
   const bool fault = payload && xml::local_name(payload) == "Fault";
   if (status_) {
     if (status != status_->status)
-      return failure(FailureKind::http_status,
+      return failure(refused_credentials(status) || (fault && auth_fault(body)) ? FailureKind::auth
+                                                                                : FailureKind::http_status,
                      "HTTP " + std::to_string(status) + ", expected status:" + status_->text +
                          (fault ? ": " + fault_text(payload) : std::string()));
   } else if (!success) {
     // SOAP 1.1 answers a Fault with 500 (and 1.2 with 400 or 500): that is a fault.
-    if (fault && (status == 500 || status == 400)) return failure(FailureKind::soap_fault, fault_text(payload));
-    return failure(FailureKind::http_status,
+    if (fault && (status == 500 || status == 400))
+      return failure(auth_fault(body) ? FailureKind::auth : FailureKind::soap_fault, fault_text(payload));
+    return failure(refused_credentials(status) ? FailureKind::auth : FailureKind::http_status,
                    "HTTP " + std::to_string(status) + (fault ? ": " + fault_text(payload) : std::string()));
   }
   if (!need_xml_) return {true, {}, {}};
   if (!parsed || !soap_body) return failure(FailureKind::read, "the response is not a SOAP envelope");
-  if (fault && no_fault_) return failure(FailureKind::soap_fault, fault_text(payload));
+  if (fault && no_fault_)
+    return failure(auth_fault(body) ? FailureKind::auth : FailureKind::soap_fault, fault_text(payload));
   size_t q = 0;
   for (const Expectation& e : expect_) {
     if (e.kind == Expectation::Kind::xpath) {

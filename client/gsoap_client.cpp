@@ -1,5 +1,7 @@
 #include "gsoap_client.h"
 
+#include "credentials.h"
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -80,6 +82,7 @@ class GsoapClient final : public EchoClient {
 
   ClientOptions options_;
   TlsState tls_state_;
+  std::string user_name_, user_password_;  // --user, split (gSOAP keeps pointers to them)
   uint64_t connections_ = 0;  // connects that succeeded
   // The request lives in its own context so that resetting the proxy's context
   // after every call (soap_destroy/soap_end) frees the response, never the request.
@@ -138,6 +141,10 @@ GsoapClient::GsoapClient(const ClientOptions& options)
   s->socket_flags = MSG_NOSIGNAL;  // a server that closed must be an error value, not SIGPIPE
   s->max_keep_alive = 0;           // no limit on requests per connection
   if (is_https_url(options.url)) configure_tls();
+  if (!options.user.empty() && !split_credentials(options.user, user_name_, user_password_))
+    throw std::invalid_argument("--user: expected NAME:PASSWORD");
+  if (!options.wsse.empty())
+    throw std::invalid_argument("--wsse: the gsoap client sends no WS-Security header; use --client raw or curl");
 
   if (options.operation == Operation::echo_string) {
     string_request_ = soap_new__echo__echoString(request_ctx_);
@@ -273,6 +280,12 @@ CallResult GsoapClient::call() {
   connect_failed_ = tls_failed_ = timed_out_ = peer_closed_ = false;
   tls_alert_.clear();
   const char* url = options_.url.c_str();
+  // --user: gSOAP sends HTTP Basic with every request when userid is set (set
+  // per call: the context may forget it between calls).
+  if (!user_name_.empty()) {
+    proxy_.soap->userid = user_name_.c_str();
+    proxy_.soap->passwd = user_password_.c_str();
+  }
   const auto deadline = deadline_after(options_.timeout_s);
   watchdog_.arm(deadline);
   const int rc = options_.operation == Operation::echo_string
@@ -329,6 +342,11 @@ CallResult GsoapClient::map_error() {
   // A response cut short fails to validate as well; the cut is what went wrong.
   if (peer_closed_) return failure(FailureKind::read, "connection closed by the server: " + detail);
   if (received_fault) return failure(FailureKind::soap_fault, detail);
+  if (error == 401 || error == 403)
+    return failure(FailureKind::auth, "HTTP " + std::to_string(error) +
+                                          (options_.user.empty() ? std::string(": credentials required (--user)")
+                                                                 : ": refused; the gsoap client answers Basic only "
+                                                                   "(no httpda plugin): for Digest use --client raw or curl"));
   if (error >= 200 && error < 600) return failure(FailureKind::http_status, "HTTP " + std::to_string(error));
   if (is_validation_error(error)) return failure(FailureKind::mismatch, detail);
   return failure(FailureKind::read, detail);

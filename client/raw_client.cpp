@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "credentials.h"
 #include "deadline.h"
 #include "gzip.h"
 #include "io_wait.h"
@@ -124,17 +126,29 @@ class RawClient final : public EchoClient {
   size_t head_length_ = SIZE_MAX;  // the Content-Length request_ holds as the head
   std::vector<iovec> iovecs_;
   ssize_t send_from(size_t sent);
+  // --user: the head with this call's Authorization field, once a challenge named the scheme.
+  const std::string& head_start() const { return creds_ && creds_->ready() ? auth_head_ : head_start_; }
+  void prepare_authorization();
+  bool answer_challenge();
+  std::unique_ptr<HttpCredentials> creds_;
+  std::string auth_head_;        // head_start_ with the Authorization field before Content-Length
+  std::string auth_field_;       // the field auth_head_ holds
+  size_t auth_entry_ = SIZE_MAX; // the --mix entry auth_head_ was made for
+  std::string fixed_body_;       // the body when it never varies, to rebuild request_ with a new field
+  std::vector<std::string> challenges_;  // the WWW-Authenticate values of the last 401
   void build_request(const std::string& body) {
     if (options_.gzip) {  // the body goes compressed; its uncompressed size is what the table compares
       const std::string packed = gzip_compress(body);
-      request_plain_ = head_start_.size() + std::to_string(body.size()).size() + 4 + body.size();
-      request_.assign(head_start_).append(std::to_string(packed.size())).append("\r\n\r\n").append(packed);
+      request_plain_ = head_start().size() + std::to_string(body.size()).size() + 4 + body.size();
+      request_.assign(head_start()).append(std::to_string(packed.size())).append("\r\n\r\n").append(packed);
+      if (&body != &plain_body_) plain_body_ = body;  // a 401's answer sends it again
       return;
     }
-    request_.assign(head_start_).append(std::to_string(body.size())).append("\r\n\r\n").append(body);
+    request_.assign(head_start()).append(std::to_string(body.size())).append("\r\n\r\n").append(body);
   }
   uint64_t request_plain_ = 0;  // --gzip: the request's size had its body gone uncompressed
   std::string inflated_;        // --gzip: a gzipped response body, inflated
+  std::string plain_body_;      // --gzip: the body of request_ before it was compressed
   // A gzipped body inflated in place of body_ (its wire size noted); "" or why not.
   std::string inflate_body();
   std::unique_ptr<ResponseCheck> check_;
@@ -187,6 +201,10 @@ RawClient::RawClient(const ClientOptions& options)
   }
   if (!mix_heads_.empty()) head_start_ = mix_heads_.front();
   build_request(body);
+  if (!options.user.empty()) {
+    creds_ = std::make_unique<HttpCredentials>(options.user);
+    if (!check_->varies()) fixed_body_ = body;
+  }
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -224,13 +242,14 @@ CallResult RawClient::call_entry() {
       head_length_ = SIZE_MAX;
     }
   }
+  if (creds_ && creds_->ready()) prepare_authorization();
   if (check_->varies()) {  // a request file's variables: this call's own request
     pieces_.clear();
     if (!options_.gzip && check_->render_pieces(body_pieces_)) {  // gzip compresses the whole body
       size_t length = 0;
       for (const std::string_view p : body_pieces_) length += p.size();
       if (length != head_length_) {  // the head only, again only when the body's length changed
-        request_.assign(head_start_).append(std::to_string(length)).append("\r\n\r\n");
+        request_.assign(head_start()).append(std::to_string(length)).append("\r\n\r\n");
         head_length_ = length;
       }
       pieces_.push_back(request_);
@@ -256,6 +275,12 @@ CallResult RawClient::call_entry() {
   if (failed && stale_ && reused) {
     disconnect();
     wire_ = {};
+    failed = exchange();
+  }
+  // --user: a 401 that names a scheme (the first call) or a stale nonce is
+  // answered within the same call and deadline; a refusal of the answer is the result.
+  for (int round = 0; !failed && head_.status == 401 && round < 2 && answer_challenge(); ++round) {
+    if (!head_.keep_alive) disconnect();
     failed = exchange();
   }
   if (failed) {
@@ -284,6 +309,38 @@ std::string RawClient::inflate_body() {
   wire_.response_uncompressed = wire_.response - body_.size() + inflated_.size();
   body_.swap(inflated_);
   return "";
+}
+
+// The Authorization field of this call in the head: Basic's is the same every
+// call (the head is rebuilt once); Digest's nonce count makes each call's its own.
+void RawClient::prepare_authorization() {
+  const std::string& field = creds_->field("POST", target_.path);
+  if (field == auth_field_ && auth_entry_ == head_entry_) return;
+  auth_field_ = field;
+  auth_entry_ = head_entry_;
+  constexpr std::string_view kLength = "Content-Length: ";
+  auth_head_.assign(head_start_, 0, head_start_.size() - kLength.size()).append(field).append(kLength);
+  head_length_ = SIZE_MAX;
+  if (!check_->varies()) build_request(fixed_body_);
+}
+
+// After a 401: whether to send the request again with (new) credentials.
+bool RawClient::answer_challenge() {
+  if (!creds_ || !creds_->learn(challenges_)) return false;
+  prepare_authorization();
+  if (check_->varies() && pieces_.empty()) {
+    // The body rendered for this call is in request_ after its head (--gzip: compressed, so the copy before): keep it.
+    const std::string body = options_.gzip ? plain_body_ : request_.substr(request_.find("\r\n\r\n") + 4);
+    build_request(body);
+  }
+  if (!pieces_.empty()) {  // the head piece again, with the field
+    const size_t body_bytes = pieces_total_ - pieces_.front().size();
+    request_.assign(head_start()).append(std::to_string(body_bytes)).append("\r\n\r\n");
+    pieces_.front() = request_;
+    pieces_total_ = request_.size() + body_bytes;
+    head_length_ = body_bytes;
+  }
+  return true;
 }
 
 std::optional<CallResult> RawClient::exchange() {
@@ -528,6 +585,19 @@ std::optional<CallResult> RawClient::read_response() {
     }
     if (const char* problem = raw::parse_head(std::string_view(in_.data(), head_end), head_))
       return failure(FailureKind::read, std::string("Malformed response: ") + problem);
+    if (head_.status == 401 && creds_) {  // the challenges, before the buffer is reused for the body
+      challenges_.clear();
+      std::string_view rest(in_.data(), head_end);
+      for (size_t at = rest.find("\r\n"); at != std::string_view::npos; at = rest.find("\r\n", at + 2)) {
+        constexpr std::string_view kName = "www-authenticate:";
+        const std::string_view line = rest.substr(at + 2, rest.find("\r\n", at + 2) - at - 2);
+        if (line.size() > kName.size() && strncasecmp(line.data(), kName.data(), kName.size()) == 0) {
+          std::string_view value = line.substr(kName.size());
+          while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+          challenges_.emplace_back(value);
+        }
+      }
+    }
     if (head_.status >= 200 || interim == kMaxInterimResponses) {
       server_.assign(head_.server);
       return read_body(head_end, filled);  // in_[head_end, filled) is body data already read

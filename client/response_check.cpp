@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "credentials.h"
 #include "expectations.h"
 #include "xml_values.h"
 
@@ -30,11 +31,16 @@ CallResult MixCheck::check(long status, std::string& body) {
 }
 
 std::unique_ptr<ResponseCheck> make_response_check(const ClientOptions& options) {
-  if (!options.mix.empty()) return std::make_unique<MixCheck>(options.mix, options.mix.front().call.connection);
+  if (!options.mix.empty()) {
+    std::unique_ptr<ResponseCheck> mix = std::make_unique<MixCheck>(options.mix, options.mix.front().call.connection);
+    return options.wsse.empty() ? std::move(mix) : with_wsse(std::move(mix), options.wsse, options.wsse_digest);
+  }
   std::unique_ptr<ResponseCheck> check;
   if (options.custom) check = std::make_unique<ExpectationCheck>(*options.custom);
   else check = std::make_unique<EchoCheck>(options.operation, options.payload);
-  return with_repeats(std::move(check));
+  check = with_repeats(std::move(check));
+  if (!options.wsse.empty()) check = with_wsse(std::move(check), options.wsse, options.wsse_digest);
+  return check;
 }
 
 CallResult RepeatAwareCheck::check(long status, std::string& body) {
@@ -71,11 +77,11 @@ CallResult EchoCheck::check(long status, std::string& body) {
   // gSOAP server answers a wrong path with 404 and a Fault) is that status, as the
   // gSOAP client reports it too.
   if (read == xml::ReadStatus::fault && (success || status == 500))
-    return failure(FailureKind::soap_fault, reader_.problem());
+    return failure(auth_fault(body) ? FailureKind::auth : FailureKind::soap_fault, reader_.problem());
   if (!success) {
     std::string detail = "HTTP " + std::to_string(status);
     if (read == xml::ReadStatus::fault) detail += ": " + reader_.problem();
-    return failure(FailureKind::http_status, std::move(detail));
+    return failure(refused_credentials(status) ? FailureKind::auth : FailureKind::http_status, std::move(detail));
   }
   if (read == xml::ReadStatus::not_soap) return failure(FailureKind::read, reader_.problem());
   if (read == xml::ReadStatus::not_echo) return failure(FailureKind::mismatch, reader_.problem());
@@ -94,6 +100,13 @@ CallResult EchoCheck::check(long status, std::string& body) {
     return failure(FailureKind::mismatch, std::move(*difference));
   }
   return {true, {}, {}};
+}
+
+bool auth_fault(std::string_view body) {
+  // Looked for on faults only. The faultcode's text survives an in-place parse
+  // (only the '<' after it is overwritten), so this works after the check's parse too.
+  return body.find("wsse:FailedAuthentication") != std::string_view::npos ||
+         body.find(":FailedAuthentication") != std::string_view::npos;
 }
 
 std::string first_difference(const std::string& sent, const std::string& got) {

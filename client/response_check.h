@@ -108,6 +108,11 @@ class EchoCheck final : public ResponseCheck {
   std::vector<uint8_t> got_data_;
 };
 
+// A refusal of the credentials, FailureKind::auth: HTTP 401 or 403, or (on a
+// fault) a WS-Security fault whose faultcode is wsse:FailedAuthentication.
+inline bool refused_credentials(long status) { return status == 401 || status == 403; }
+bool auth_fault(std::string_view body);
+
 // Where an echoed string first departs from the one sent, for a mismatch detail.
 std::string first_difference(const std::string& sent, const std::string& got);
 

@@ -133,6 +133,30 @@ Config parse_args(int argc, char** argv, int& exit_code) {
                  "known capacity for tests (pool mode, 4 threads, 10ms: at most 400 requests/s)")
       ->transform(seconds_value())
       ->default_str("0");
+  const auto name_password = [](const std::string& v) -> std::string {
+    const size_t colon = v.find(':');
+    return colon == std::string::npos || colon == 0 ? "expected NAME:PASSWORD, got '" + v + "'" : "";
+  };
+  std::string auth_scheme = "basic";
+  app.add_option("--require-user", c.require_user,
+                 "Require HTTP authentication as NAME:PASSWORD on every request, GET ?wsdl and /stats\n"
+                 "included; without it: 401 with a WWW-Authenticate challenge (the connection stays open)")
+      ->check(name_password);
+  app.add_option("--auth", auth_scheme,
+                 "The scheme --require-user asks for: basic (RFC 7617) or digest (RFC 7616, qop=auth,\n"
+                 "SHA-256 and MD5; nonces live 5 minutes, a nonce count is used once)")
+      ->check(CLI::IsMember({"basic", "digest"}))->capture_default_str();
+  app.add_option("--nonce-lifetime", c.nonce_lifetime_s,
+                 "How long a Digest nonce may be used before it is stale (a 401 with stale=true, which\n"
+                 "clients answer at once with the new nonce)")
+      ->transform(seconds_value())
+      ->check([](const std::string& v) { return std::stod(v) > 0 ? std::string() : std::string("must be more than 0"); })
+      ->default_str("300s");
+  app.add_option("--require-wsse", c.require_wsse,
+                 "Require a WS-Security UsernameToken NAME:PASSWORD in every SOAP request's header\n"
+                 "(PasswordText, or PasswordDigest with a Created within 5 minutes and a fresh Nonce);\n"
+                 "without it: HTTP 500 and a wsse:FailedAuthentication fault")
+      ->check(name_password);
   app.add_flag("--quiet", c.quiet, "No progress lines and no summary");
   CLI::Option* cert = app.add_option("--tls-cert", c.tls_cert,
                                      "Serve HTTPS with this PEM certificate (chain)");
@@ -151,6 +175,8 @@ Config parse_args(int argc, char** argv, int& exit_code) {
     app.parse(argc, argv);
     c.mode = modes.at(mode_name);
     c.keepalive = keepalive == "on";
+    c.digest = auth_scheme == "digest";
+    if (c.digest && c.require_user.empty()) throw CLI::ValidationError("--auth", "--auth digest needs --require-user");
     if (c.mode == Mode::loops && threads->count() == 0) c.threads = std::max(1u, std::thread::hardware_concurrency());
   } catch (const CLI::CallForHelp& e) {
     exit_code = app.exit(e);

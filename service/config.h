@@ -53,6 +53,13 @@ struct Config {
   std::string tls_client_ca;    // clients must present a certificate this CA signed; "" = none asked
   std::string tls_min = "1.2";  // the oldest protocol accepted: "1.2" or "1.3"
   std::string tls_ciphers;      // TLS 1.2 cipher list (OpenSSL's syntax); "" = OpenSSL's default
+  // --require-user NAME:PASSWORD: every request (POST, ?wsdl and /stats alike)
+  // needs HTTP authentication (auth.h); "" = none. --auth digest: RFC 7616 Digest, else Basic.
+  std::string require_user;
+  bool digest = false;
+  double nonce_lifetime_s = 300;  // --nonce-lifetime: a Digest nonce is stale this long after it was issued
+  // --require-wsse NAME:PASSWORD: every SOAP request needs a WS-Security UsernameToken; "" = none.
+  std::string require_wsse;
 
   bool tls() const { return !tls_cert.empty(); }
 };

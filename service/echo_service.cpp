@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "access_log.h"
+#include "auth.h"
 #include "soapbench/contract.h"
 #include "xml_guard.h"
 
@@ -173,6 +174,7 @@ bool path_is_endpoint(const char* path) {
 const char* reason_phrase(int status) {
   switch (status) {
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 408: return "Request Timeout";
     case 411: return "Length Required";
     case 413: return "Payload Too Large";
@@ -197,6 +199,22 @@ std::string xml_text(std::string_view text) {
   return out;
 }
 
+// --require-wsse: gSOAP faults a header element it has no type for when it says
+// mustUnderstand="1" (soapC.cpp's soap_ignore_element), and a client's
+// wsse:Security usually does. Once fignore is set gSOAP asks it instead of
+// making its own checks, so this makes them: the Security header (checked
+// before gSOAP, WsseAuth) is understood; everything else as gSOAP would.
+int ignore_element(struct soap* s, const char* tag) {
+  const char* colon = std::strchr(tag, ':');
+  if (s->part == SOAP_IN_HEADER && !std::strcmp(colon ? colon + 1 : tag, "Security")) {
+    const char* ns = soap_current_namespace_tag(s, tag);
+    if (ns && kWsseNs == ns) return SOAP_OK;
+  }
+  if (s->mustUnderstand && !s->other) return SOAP_MUSTUNDERSTAND;
+  if ((s->mode & SOAP_XML_STRICT) && s->part != SOAP_IN_HEADER) return SOAP_TAG_MISMATCH;
+  return SOAP_OK;
+}
+
 }  // namespace
 
 EchoService::EchoService(const Config& config, Stats& stats)
@@ -215,6 +233,7 @@ EchoService::EchoService(const Config& config, Stats& stats)
   s->fpreparefinalrecv = request_read;
   s->fclose = keep_socket_open;
   s->fclosesocket = keep_socket_open_too;
+  if (stats.wsse_auth) s->fignore = ignore_element;
   // gSOAP skips sending a fault when the peer has half-closed; a client that sent a
   // truncated request and shut down its side is still reading, so answer it anyway.
   s->fpoll = nullptr;
@@ -259,23 +278,29 @@ bool EchoService::body_has_more() const {
 }
 
 void EchoService::refuse(Connection& c, const HttpError& error) {
-  const std::string_view code = error.server_fault ? "SOAP-ENV:Server" : "SOAP-ENV:Client";
+  write_refusal(c, error.status, error.server_fault ? "SOAP-ENV:Server" : "SOAP-ENV:Client", error.message, {}, false);
+}
+
+bool EchoService::write_refusal(Connection& c, int status, std::string_view code, std::string_view message,
+                                std::string_view extra_fields, bool keep_open) {
+  const HttpHead& h = c.framer().head();
+  keep_open = keep_open && config_.keepalive && !h.http10 && !h.close;
+  // A wsse: fault code needs its prefix declared.
+  const std::string wsse = code.starts_with("wsse:") ? " xmlns:wsse=\"" + std::string(kWsseNs) + "\"" : "";
   const std::string body =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\"><SOAP-ENV:Body>"
-      "<SOAP-ENV:Fault><faultcode>" + std::string(code) + "</faultcode><faultstring>" + xml_text(error.message) +
+      "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\"" + wsse + "><SOAP-ENV:Body>"
+      "<SOAP-ENV:Fault><faultcode>" + std::string(code) + "</faultcode><faultstring>" + xml_text(message) +
       "</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body></SOAP-ENV:Envelope>\n";
-  const std::string head = "HTTP/1.1 " + std::to_string(error.status) + " " + reason_phrase(error.status) +
-                           "\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+  const std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) + "\r\n" +
+                           std::string(extra_fields) + "Content-Type: text/xml; charset=utf-8\r\nContent-Length: " +
+                           std::to_string(body.size()) + (keep_open ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n");
   c.write(head);
   c.write(body);
-  c.close_after_output = true;
+  if (!keep_open) c.close_after_output = true;
   stats_.add(stats_.faults);
-  if (AccessLog* log = stats_.access_log) {
-    const HttpHead& h = c.framer().head();
-    log->write(c.fd(), h.method, h.path, h.http10, error.status, head.size() + body.size(), 0);
-  }
+  if (AccessLog* log = stats_.access_log) log->write(c.fd(), h.method, h.path, h.http10, status, head.size() + body.size(), 0);
+  return keep_open;
 }
 
 void EchoService::log_request(Connection& c, int status, std::chrono::steady_clock::time_point started) {
@@ -351,6 +376,16 @@ bool EchoService::serve_one(Connection& c) {
   s->socket = c.fd();
   s->bufidx = s->buflen = 0;
   s->keep_alive = config_.keepalive ? 1 : 0;
+  // --require-user: the HTTP layer checks the credentials before anything is
+  // parsed; a 401 leaves the connection open for the client's answer to the challenge.
+  if (stats_.http_auth) {
+    const HttpAuthVerdict v = stats_.http_auth->check(head.method, head.path, head.authorization);
+    if (!v.ok) {
+      stats_.add(v.challenged ? stats_.auth_challenged : stats_.auth_refused);
+      conn_ = nullptr;
+      return write_refusal(c, 401, "SOAP-ENV:Client", v.reason, v.challenge, true);
+    }
+  }
   const bool timed = config_.time_layers && head.method == "POST";
   const uint64_t guard_start = timed ? thread_cpu_ns() : 0;
   uint64_t soap_start = 0;
@@ -364,6 +399,14 @@ bool EchoService::serve_one(Connection& c) {
       return false;
     }
     if (!rewritten_.empty()) body_ = rewritten_;
+    // --require-wsse: after the guard, so that the header parse sees only bodies within its limits.
+    if (stats_.wsse_auth) {
+      if (std::string why = stats_.wsse_auth->check(body_); !why.empty()) {
+        stats_.add(stats_.wsse_refused);
+        conn_ = nullptr;
+        return write_refusal(c, 500, "wsse:FailedAuthentication", why, {}, true);
+      }
+    }
     if (config_.delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(config_.delay_s));
   }
   varies_by_encoding_ = config_.gzip && head.method == "POST";

@@ -56,6 +56,11 @@ class EchoService : public EchoBindingService {
   // Serves the framed request at the head of c's input. Returns true while the connection stays open.
   bool serve_one(Connection& c);
   void answer_unanswered();
+  // Writes an HTTP error with a SOAP fault (`code`, `message`) and `extra_fields`
+  // (CRLF-ended header lines). Returns whether the connection stays open: only
+  // when keep_open is asked and keep-alive allows it; otherwise it is marked to close.
+  bool write_refusal(Connection& c, int status, std::string_view code, std::string_view message,
+                     std::string_view extra_fields, bool keep_open);
   // The access line of the request just answered, when there is a log.
   void log_request(Connection& c, int status, std::chrono::steady_clock::time_point started);
 

@@ -213,6 +213,8 @@ RequestFramer::State RequestFramer::parse_field(std::string_view line) {
   }
   if (iequals(name, "Trailer")) return State::need_more;
   if (iequals(name, "Accept-Encoding") && accepts_gzip(value)) head_.accepts_gzip = true;
+  if (iequals(name, "Authorization")) head_.authorization.assign(value);
+  if (iequals(name, "Connection") && iequals(value, "close")) head_.close = true;
   if (iequals(name, "Host")) {
     if (has_host_) return fail(400, "Bad request: more than one Host header");
     has_host_ = true;

@@ -34,6 +34,8 @@ struct HttpHead {
   bool chunked = false;
   uint64_t content_length = 0;  // when not chunked
   std::string host;          // the Host header's value; empty without one (HTTP/1.0)
+  std::string authorization; // the Authorization header's value (--require-user); empty without one
+  bool close = false;        // Connection: close (an answer of the HTTP layer keeps the connection otherwise)
   // The header fields gSOAP may see (SOAPAction, Content-Type, Connection, ...):
   // every field line except the framing ones (Content-Length, Transfer-Encoding,
   // Content-Encoding, Expect, Trailer), each followed by CRLF.

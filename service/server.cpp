@@ -1,5 +1,7 @@
 #include "server.h"
 
+#include "auth.h"
+
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <poll.h>
@@ -170,6 +172,15 @@ Server::Server(Config config, Stats& stats, const TlsContext* tls)
   // flag: done here, before any thread makes a context, it is never raced (TSan).
   soap_ssl_init();
 #endif
+  // One checker per flag, shared by every serving thread (their nonce tables too).
+  std::string name, password;
+  if (split_credentials(impl_->config.require_user, name, password))
+    stats.http_auth = std::make_shared<HttpAuth>(
+        name, password, impl_->config.digest,
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(impl_->config.nonce_lifetime_s)));
+  if (split_credentials(impl_->config.require_wsse, name, password))
+    stats.wsse_auth = std::make_shared<WsseAuth>(name, password);
 }
 Server::~Server() = default;
 

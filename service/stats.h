@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <memory>
 #include <string>
 
 #include "config.h"
@@ -12,6 +13,8 @@
 namespace soapbench::server {
 
 class AccessLog;
+class HttpAuth;
+class WsseAuth;
 
 struct Stats {
   std::atomic<uint64_t> echo_string{0};     // echoString requests answered
@@ -36,10 +39,18 @@ struct Stats {
   std::atomic<uint64_t> tls_handshakes{0};
   std::atomic<uint64_t> tls_resumed{0};
   std::atomic<uint64_t> tls_failed{0};
+  // Authentication (auth.h): 401s to requests without credentials, refused
+  // HTTP credentials (wrong, stale, replayed), refused WS-Security tokens.
+  std::atomic<uint64_t> auth_challenged{0};
+  std::atomic<uint64_t> auth_refused{0};
+  std::atomic<uint64_t> wsse_refused{0};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   // Not a counter, but shared by every serving thread as the counters are:
   // where each request is logged (--access-log); nullptr = no log.
   AccessLog* access_log = nullptr;
+  // Likewise the checkers of --require-user and --require-wsse (Server makes them); nullptr = off.
+  std::shared_ptr<HttpAuth> http_auth;
+  std::shared_ptr<WsseAuth> wsse_auth;
 
   // Counts a failed handshake and keeps its reason, the last one /stats shows.
   void tls_failure(std::string reason) {

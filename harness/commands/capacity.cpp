@@ -77,6 +77,7 @@ int parse_capacity(int argc, const char* const* argv, CapacityConfig& c, std::os
   add_tls_options(app, r.call.client.tls);
   add_gzip_flag(app, r.call.client.gzip);
   add_timeout_option(app, r.call.client.timeout_s);
+  add_credential_options(app, r.call.client);
   add_payload_options(app, r.call.client.payload);
   add_output_options(app, r.label, r.out_dir);
   if (const int code = parse_app(app, argc, argv, "capacity", out, err); code >= 0) return code;

@@ -108,6 +108,7 @@ CLI::Option* add_run_options(CLI::App* cmd, RunConfig& r) {
       ->check(CLI::Range(1u, 100u))
       ->capture_default_str();
   add_timeout_option(*cmd, r.call.client.timeout_s);
+  add_credential_options(*cmd, r.call.client);
   add_interval_option(*cmd, r.load.interval_s);
   add_output_options(*cmd, r.label, r.out_dir);
   add_payload_options(*cmd, r.call.client.payload);
@@ -225,6 +226,7 @@ void validate_run(const RunConfig& c) {
     throw UsageError(std::string(c.call.client.custom ? "--request-file" : "--mix") +
                      ": the gsoap client is a proxy generated from wsdl/echo.wsdl and sends only "
                      "its operations; use --client raw or curl");
+  validate_call(c.call);  // first: its errors name the call's own flags (--user, --wsse), not --url
   if (!url.empty()) {
     try {
       ClientOptions options = c.call.client;
@@ -234,7 +236,6 @@ void validate_run(const RunConfig& c) {
       throw UsageError(std::string("--url: ") + e.what());
     }
   }
-  validate_call(c.call);
   validate_load(c.load);
   if (c.load.connections_per_client > 1 && !supports_connections_per_client(c.call.client_kind))
     throw UsageError("--connections-per-client: the " + c.call.client_kind +
@@ -303,6 +304,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   add_tls_options(*check, p.check.call.client.tls);
   add_gzip_flag(*check, p.check.call.client.gzip);
   add_timeout_option(*check, p.check.call.client.timeout_s);
+  add_credential_options(*check, p.check.call.client);
   add_request_file_options(check, p.check.request);
 
   // ---- compare, plot

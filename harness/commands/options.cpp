@@ -95,6 +95,23 @@ CLI::Option* add_new_connection_flag(CLI::App& app, bool& new_connection) {
   return app.add_flag("--new-connection", new_connection, "A new TCP connection for each call (no keep-alive)");
 }
 
+void add_credential_options(CLI::App& app, ClientOptions& client) {
+  const auto name_password = [](const std::string& v) -> std::string {
+    const size_t colon = v.find(':');
+    return colon == std::string::npos || colon == 0 ? "expected NAME:PASSWORD, got '" + v + "'" : "";
+  };
+  app.add_option("--user", client.user,
+                 "HTTP authentication as NAME:PASSWORD: Basic or Digest, as the server's first 401 asks\n"
+                 "(that round trip is no failure); a refusal counts as an auth failure. gsoap: Basic only")
+      ->check(name_password);
+  app.add_option("--wsse", client.wsse,
+                 "A WS-Security UsernameToken NAME:PASSWORD (PasswordText) in every request's soap:Header\n"
+                 "(raw and curl); a wsse:FailedAuthentication fault counts as an auth failure")
+      ->check(name_password);
+  app.add_flag("--wsse-digest", client.wsse_digest,
+               "--wsse as PasswordDigest: a fresh 16-byte Nonce and Created in each call's token");
+}
+
 void add_payload_options(CLI::App& app, PayloadSize& payload) {
   auto* string_length = app.add_option("--string-length", payload.string_length, "Characters in the echoString text")
                             ->transform(count_value(0))
@@ -217,6 +234,10 @@ void add_output_options(CLI::App& app, std::string& label, std::string& out_dir)
 }
 
 void validate_call(const CallSpec& call) {
+  if (call.client.wsse_digest && call.client.wsse.empty())
+    throw UsageError("--wsse-digest: needs --wsse NAME:PASSWORD");
+  if (!call.client.wsse.empty() && call.client_kind == "gsoap")
+    throw UsageError("--wsse: the gsoap client sends no WS-Security header; use --client raw or curl");
   if (call.client.timeout_s < min_timeout_s(call.client_kind))
     throw UsageError(fmt::format("--timeout: {:g} ms is below the shortest timeout the {} client honours ({:g} ms)",
                                  call.client.timeout_s * 1e3, call.client_kind,

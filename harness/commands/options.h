@@ -22,6 +22,8 @@ CLI::Option* add_new_connection_flag(CLI::App& app, bool& new_connection);
 CLI::Option* add_gzip_flag(CLI::App& app, bool& gzip);
 // --cacert, --insecure, --cert, --key, --tls-min, --ciphers, --no-resume: TLS of https:// URLs
 void add_tls_options(CLI::App& app, TlsOptions& tls);
+// --user NAME:PASSWORD, --wsse NAME:PASSWORD, --wsse-digest (checked by validate_call)
+void add_credential_options(CLI::App& app, ClientOptions& client);
 // --string-length, --items, --payload-size LENGTH[,ITEMS], --binary-bytes
 void add_payload_options(CLI::App& app, PayloadSize& payload);
 // --op OPS: operations, comma-separated, each once
@@ -58,7 +60,8 @@ std::string duration_text(double seconds);
 
 // --timeout not below what the --client kind honours (client/client.h
 // min_timeout_s); TLS files that OpenSSL can read, and TLS flags only with an
-// https:// URL. Throws UsageError naming the flag.
+// https:// URL; --wsse-digest only with --wsse, --wsse not with the gsoap
+// client. Throws UsageError naming the flag.
 void validate_call(const CallSpec& call);
 
 // The rules between the load's flags: --duration > 0 unless --requests,

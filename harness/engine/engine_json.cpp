@@ -67,7 +67,9 @@ constexpr auto kClientFields = std::make_tuple(
     field("url", &ClientOptions::url), field("operation", &ClientOptions::operation),
     field("payload", &ClientOptions::payload), field("timeout_s", &ClientOptions::timeout_s),
     field("new_connection", &ClientOptions::new_connection), field("mix", &ClientOptions::mix),
-    field("tls", &ClientOptions::tls), field("gzip", &ClientOptions::gzip));
+    field("tls", &ClientOptions::tls), field("gzip", &ClientOptions::gzip),
+    field("user", &ClientOptions::user), field("wsse", &ClientOptions::wsse),
+    field("wsse_digest", &ClientOptions::wsse_digest));
 
 constexpr auto kCallFields =
     std::make_tuple(field("client_kind", &CallSpec::client_kind), field("client", &CallSpec::client));
