@@ -5,7 +5,10 @@ round-trips echoString with HTTP Basic (a requests session's auth) against
 PasswordText and PasswordDigest) against --require-wsse; wrong credentials
 are refused (HTTP 401; a wsse:FailedAuthentication fault).
 
-Usage: auth_roundtrip.py SERVER_BINARY WSDL
+With --tls CERTS_DIR every server speaks HTTPS (CERTS_DIR/server.pem) and zeep
+verifies it against CERTS_DIR/ca.pem: credentials as they travel in production.
+
+Usage: auth_roundtrip.py SERVER_BINARY WSDL [--tls CERTS_DIR]
 Prints 'N passed, 0 failed' and exits 0 when every check passed.
 """
 import subprocess
@@ -20,8 +23,12 @@ from zeep.wsse.username import UsernameToken
 NS = "urn:soapbench:echo:1"
 
 
+TLS_FLAGS = []  # --tls: the server's certificate flags
+VERIFY = True     # --tls: the CA file zeep trusts
+
+
 def start_server(binary, flags):
-    proc = subprocess.Popen([binary, "--port", "0", "--report-interval", "0", "--quiet"] + flags,
+    proc = subprocess.Popen([binary, "--port", "0", "--report-interval", "0", "--quiet"] + flags + TLS_FLAGS,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if "listening on " not in line:
@@ -54,6 +61,8 @@ class Checks:
 def service(wsdl, url, auth=None, wsse=None):
     session = requests.Session()
     session.auth = auth
+    session.verify = VERIFY
+    session.trust_env = False  # else REQUESTS_CA_BUNDLE, where set, replaces `verify` (requests 2.28)
     client = zeep.Client(wsdl, transport=zeep.transports.Transport(session=session), wsse=wsse)
     return client.create_service("{%s}EchoBinding" % NS, url)
 
@@ -74,8 +83,14 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     binary, wsdl = sys.argv[1], sys.argv[2]
+    global TLS_FLAGS, VERIFY
+    if len(sys.argv) > 4 and sys.argv[3] == "--tls":
+        certs = sys.argv[4]
+        TLS_FLAGS = ["--tls-cert", certs + "/server.pem", "--tls-key", certs + "/server.key"]
+        VERIFY = certs + "/ca.pem"
     c = Checks()
     proc, url = start_server(binary, ["--require-user", "zeep:s3cret"])
+    c.equal("the URL's scheme", url.split(":")[0], "https" if TLS_FLAGS else "http")
     try:
         got = service(wsdl, url, auth=requests.auth.HTTPBasicAuth("zeep", "s3cret")).echoString(text="basic")
         c.equal("HTTP Basic: echoString", got, "basic")

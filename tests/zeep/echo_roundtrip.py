@@ -7,7 +7,10 @@ It guards the flags gSOAP's runtime is built with (WITH_NOIDREF, hash sizes, ...
 a runtime that parses or writes anything wrongly fails here, whichever client
 soapbench itself uses.
 
-Usage: echo_roundtrip.py SERVER_BINARY WSDL [--mode MODE]
+With --tls CERTS_DIR (tests/tls/make-certs' folder) the server speaks HTTPS with
+CERTS_DIR/server.pem and zeep verifies it against CERTS_DIR/ca.pem.
+
+Usage: echo_roundtrip.py SERVER_BINARY WSDL [--mode MODE] [--tls CERTS_DIR]
 Prints 'N passed, 0 failed' and exits 0 when every check passed.
 """
 import datetime
@@ -17,9 +20,11 @@ import subprocess
 import sys
 import time
 
+import requests
 import zeep
 import zeep.exceptions
 import zeep.plugins
+import zeep.transports
 from lxml import etree
 
 NS = "urn:soapbench:echo:1"
@@ -43,8 +48,8 @@ def utc(*args):
     return datetime.datetime(*args, tzinfo=datetime.timezone.utc)
 
 
-def start_server(binary, mode):
-    proc = subprocess.Popen([binary, "--port", "0", "--mode", mode, "--report-interval", "0", "--quiet"],
+def start_server(binary, mode, tls_flags=()):
+    proc = subprocess.Popen([binary, "--port", "0", "--mode", mode, "--report-interval", "0", "--quiet"] + list(tls_flags),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if "listening on " not in line:
@@ -137,12 +142,20 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     binary, wsdl = sys.argv[1], sys.argv[2]
-    mode = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--mode" else "per-connection"
-    proc, url = start_server(binary, mode)
+    flags = dict(zip(sys.argv[3::2], sys.argv[4::2]))
+    mode = flags.get("--mode", "per-connection")
+    certs = flags.get("--tls")
+    tls_flags = ["--tls-cert", certs + "/server.pem", "--tls-key", certs + "/server.key"] if certs else []
+    proc, url = start_server(binary, mode, tls_flags)
     c = Checks()
+    if certs:
+        c.equal("the server's URL is https", url.startswith("https://127.0.0.1:"), True)
     try:
         history = zeep.plugins.HistoryPlugin()
-        client = zeep.Client(wsdl, plugins=[history])
+        session = requests.Session()
+        session.verify = certs + "/ca.pem" if certs else True  # the certificate checked, as a real client does
+        session.trust_env = False  # else REQUESTS_CA_BUNDLE, where set, replaces `verify` (requests 2.28)
+        client = zeep.Client(wsdl, plugins=[history], transport=zeep.transports.Transport(session=session))
         service = client.create_service("{%s}EchoBinding" % NS, url)
 
         strings = ["", " ", make_string(1024), make_string(100000),
