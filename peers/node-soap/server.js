@@ -76,7 +76,8 @@ function loadTls() {
   // server's ticket keys, random per server: each cluster worker would have its
   // own and refuse the others' tickets, and a new connection goes to any
   // worker. So the primary makes one set and hands it to every worker (in the
-  // environment, readable only by this user), as Node's docs advise for clusters.
+  // environment, readable only by this user): "servers must all have the same
+  // ticket keys" behind one load balancer (Node's TLS docs, Session Resumption).
   const shared = process.env.SOAPBENCH_NODE_TICKET_KEYS;
   options.ticketKeys = shared ? Buffer.from(shared, 'hex') : crypto.randomBytes(48);
   return options;
