@@ -104,6 +104,10 @@ class RawClient final : public EchoClient {
   ssize_t receive(char* data, size_t size);
   ssize_t receive_on_loop(char* data, size_t size);  // receive() when an IoWaiter is installed
   ssize_t receive_tls(char* data, size_t size);      // receive() over TLS
+  // Sets SO_RCVTIMEO to the time left (less a tick) for a blocking recv(); false
+  // when the deadline has passed; `near` when within two ticks of it (then wait
+  // in ppoll(), which keeps sub-millisecond deadlines, and read without blocking).
+  bool arm_receive_timeout(bool& near);
   std::optional<CallResult> start_tls();             // the handshake on the new connection fd_
   std::optional<CallResult> send_tls();              // send_request() over TLS
   std::string timeout_text() const { return milliseconds_text(options_.timeout_s); }
@@ -387,6 +391,9 @@ std::optional<CallResult> RawClient::start_tls() {
   const std::string why = tls_->handshake(target_.host, deadline_, timed_out);
   if (why.empty()) {
     note_handshake(tls_->ssl(), tls_state_);
+    // Off a loop, blocking again as plain HTTP is: reads may then wait in recv()
+    // (TlsConnection::block_reads); writes never block (MSG_DONTWAIT).
+    if (!thread_io_waiter()) fcntl(fd_, F_SETFL, 0);
     return std::nullopt;
   }
   if (timed_out)
@@ -416,7 +423,17 @@ std::optional<CallResult> RawClient::send_tls() {
 }
 
 ssize_t RawClient::receive_tls(char* data, size_t size) {
-  const ssize_t n = tls_->read(data, size, deadline_, received_ == 0);
+  // On its own thread the connection reads as plain HTTP does: a blocking recv()
+  // under SO_RCVTIMEO, one system call per read; on an event loop, waits go to the loop.
+  const bool on_loop = thread_io_waiter() != nullptr;
+  bool near = true;
+  if (!on_loop && !arm_receive_timeout(near)) {
+    error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() + " milliseconds with " +
+                                               std::to_string(received_) + " bytes received");
+    return -1;
+  }
+  tls_->block_reads(!on_loop && !near);
+  const ssize_t n = tls_->read(data, size, deadline_, on_loop && received_ == 0);
   if (n >= 0) {
     received_ += static_cast<uint64_t>(n);
     return n;
@@ -478,6 +495,25 @@ std::optional<CallResult> RawClient::send_request() {
   return std::nullopt;
 }
 
+bool RawClient::arm_receive_timeout(bool& near) {
+  constexpr auto kSlack = std::chrono::milliseconds(1);
+  constexpr auto kTick = std::chrono::milliseconds(10);  // the coarsest jiffy (HZ=100)
+  const auto left = deadline_ - DeadlineClock::now();
+  near = left < 2 * kTick;
+  if (left <= DeadlineClock::duration::zero()) return false;
+  if (near) return true;
+  // Expires a tick before the deadline at the latest, rounding included;
+  // the last stretch is then a ppoll().
+  const auto target = left - kTick;
+  if (rcvtimeo_ == DeadlineClock::duration::zero() || rcvtimeo_ > target + kSlack) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(target).count();
+    const timeval tv{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    rcvtimeo_ = target;
+  }
+  return true;
+}
+
 ssize_t RawClient::receive(char* data, size_t size) {
   // A blocking recv() bounded by SO_RCVTIMEO set to the time left: one system
   // call per read, as cheap as a recv() without a deadline. The option is set
@@ -486,27 +522,12 @@ ssize_t RawClient::receive(char* data, size_t size) {
   // setsockopt() at all. SO_RCVTIMEO counts in jiffies (up to 10 ms), so
   // within two ticks of the deadline the wait is a ppoll() instead, which
   // keeps sub-millisecond deadlines.
-  constexpr auto kSlack = std::chrono::milliseconds(1);
-  constexpr auto kTick = std::chrono::milliseconds(10);  // the coarsest jiffy (HZ=100)
   if (tls_) return receive_tls(data, size);
   if (thread_io_waiter()) return receive_on_loop(data, size);
   for (int interrupted = 0;;) {
-    const auto left = deadline_ - DeadlineClock::now();
-    bool ready = left > DeadlineClock::duration::zero();
-    const bool near = left < 2 * kTick;
-    if (ready && near) {
-      ready = wait_ready(fd_, POLLIN, deadline_);
-    } else if (ready) {
-      // Expires a tick before the deadline at the latest, rounding included;
-      // the last stretch is then the ppoll() above.
-      const auto target = left - kTick;
-      if (rcvtimeo_ == DeadlineClock::duration::zero() || rcvtimeo_ > target + kSlack) {
-        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(target).count();
-        const timeval tv{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
-        setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        rcvtimeo_ = target;
-      }
-    }
+    bool near = false;
+    bool ready = arm_receive_timeout(near);
+    if (ready && near) ready = wait_ready(fd_, POLLIN, deadline_);
     if (!ready) {
       error_ = failure(FailureKind::timeout, "Operation timed out after " + timeout_text() +
                                                  " milliseconds with " + std::to_string(received_) +

@@ -62,6 +62,9 @@ class TlsConnection {
   ssize_t read(char* data, size_t size, DeadlineClock::time_point deadline, bool wait_first);
   // Sends close_notify without waiting for the peer's (what a client does before it closes).
   void close_notify();
+  // Whether reads may wait in recv() (a blocking socket under SO_RCVTIMEO, off an
+  // event loop), or never block (the default: every wait is then wait_ready()).
+  void block_reads(bool on);
   SSL* ssl() const { return ssl_; }
   const std::string& error_text() const { return error_; }
   bool timed_out() const { return timed_out_; }
@@ -74,6 +77,7 @@ class TlsConnection {
 
   SSL* ssl_;
   int fd_;
+  bool* reads_block_;  // the socket BIO's own flag
   std::string error_;
   bool timed_out_ = false;
   bool protocol_error_ = false;
