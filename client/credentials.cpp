@@ -21,22 +21,6 @@ constexpr std::string_view kProfile = "http://docs.oasis-open.org/wss/2004/01/oa
 constexpr std::string_view kBase64Binary =
     "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary";
 
-std::string base64(const unsigned char* bytes, size_t n) {
-  std::string out(4 * ((n + 2) / 3), '\0');
-  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes, static_cast<int>(n));
-  return out;
-}
-
-std::string hex_digest(const EVP_MD* md, std::string_view data) {
-  unsigned char d[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  EVP_Digest(data.data(), data.size(), d, &len, md, nullptr);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) out += {kDigits[d[i] >> 4], kDigits[d[i] & 15]};
-  return out;
-}
-
 std::string xml_text(std::string_view s) {
   std::string out;
   for (char c : s) {
@@ -53,46 +37,7 @@ bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-// One challenge's auth-params (name=token or name="quoted"), names lower-cased.
-std::map<std::string, std::string> parse_params(std::string_view s) {
-  std::map<std::string, std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',')) ++i;
-    const size_t eq = s.find('=', i);
-    if (eq == std::string_view::npos) break;
-    std::string name(s.substr(i, eq - i));
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    i = eq + 1;
-    while (i < s.size() && s[i] == ' ') ++i;
-    std::string value;
-    if (i < s.size() && s[i] == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i) {
-        if (s[i] == '\\' && i + 1 < s.size()) ++i;
-        value += s[i];
-      }
-      ++i;
-    } else {
-      const size_t end = std::min(s.find(',', i), s.size());
-      value = std::string(s.substr(i, end - i));
-      while (!value.empty() && value.back() == ' ') value.pop_back();
-      i = end;
-    }
-    out[name] = std::move(value);
-  }
-  return out;
-}
-
 }  // namespace
-
-bool split_credentials(std::string_view text, std::string& name, std::string& password) {
-  const size_t colon = text.find(':');
-  if (colon == std::string_view::npos || colon == 0) return false;
-  name = text.substr(0, colon);
-  password = text.substr(colon + 1);
-  return true;
-}
 
 // ---- HTTP Basic and Digest ----
 
@@ -109,7 +54,7 @@ bool HttpCredentials::learn(const std::vector<std::string>& challenges) {
   for (const std::string& c : challenges) {
     const size_t space = c.find(' ');
     const std::string_view scheme = std::string_view(c).substr(0, space);
-    auto params = parse_params(space == std::string::npos ? "" : std::string_view(c).substr(space + 1));
+    auto params = parse_auth_params(space == std::string::npos ? "" : std::string_view(c).substr(space + 1));
     int rank = 0;
     if (iequals(scheme, "Basic")) rank = 1;
     if (iequals(scheme, "Digest")) {
@@ -142,7 +87,7 @@ bool HttpCredentials::learn(const std::vector<std::string>& challenges) {
     ha2_of_.clear();
     unsigned char c[12];
     RAND_bytes(c, sizeof c);
-    cnonce_ = base64(c, sizeof c);  // one per nonce: nc tells the requests apart
+    cnonce_ = base64(std::string_view(reinterpret_cast<const char*>(c), sizeof c));  // one per nonce: nc tells the requests apart
     nc_ = 0;
   }
   return true;
@@ -153,7 +98,7 @@ const std::string& HttpCredentials::field(std::string_view method, std::string_v
   if (scheme_ == Scheme::basic) {
     if (field_.empty()) {
       const std::string pair = user_ + ":" + password_;
-      field_ = "Authorization: Basic " + base64(reinterpret_cast<const unsigned char*>(pair.data()), pair.size()) + "\r\n";
+      field_ = "Authorization: Basic " + base64(pair) + "\r\n";
     }
     return field_;
   }
@@ -272,8 +217,8 @@ class WsseCheck final : public ResponseCheck {
     input.append(created, 20).append(password_);
     unsigned char sha[20];
     EVP_Digest(input.data(), input.size(), sha, nullptr, EVP_sha1(), nullptr);
-    std::memcpy(token + digest_at_, base64(sha, sizeof sha).data(), 28);
-    std::memcpy(token + nonce_at_, base64(nonce, sizeof nonce).data(), 24);
+    std::memcpy(token + digest_at_, base64(std::string_view(reinterpret_cast<const char*>(sha), sizeof sha)).data(), 28);
+    std::memcpy(token + nonce_at_, base64(std::string_view(reinterpret_cast<const char*>(nonce), sizeof nonce)).data(), 24);
     std::memcpy(token + created_at_, created, 20);
   }
 

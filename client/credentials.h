@@ -8,12 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "auth_fields.h"  // split_credentials, shared with the server
 #include "response_check.h"
 
 namespace soapbench {
 
-// "NAME:PASSWORD" split at the first ':'; false without one or with an empty name.
-bool split_credentials(std::string_view text, std::string& name, std::string& password);
 
 // HTTP authentication as curl does it: the first request goes without; a 401's
 // WWW-Authenticate picks the scheme (Digest SHA-256, then Digest MD5, then

@@ -35,35 +35,6 @@ bool same_secret(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-// Strict base64 (padding required, no white space); false when malformed.
-bool unbase64(std::string_view text, std::string& out) {
-  if (text.size() % 4 != 0) return false;
-  out.assign(text.size() / 4 * 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) return false;
-  size_t pad = 0;
-  if (!text.empty() && text.back() == '=') ++pad;
-  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
-  out.resize(static_cast<size_t>(n) - pad);
-  return true;
-}
-
-std::string digest(const EVP_MD* md, std::string_view data) {
-  unsigned char d[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  EVP_Digest(data.data(), data.size(), d, &len, md, nullptr);
-  return std::string(reinterpret_cast<char*>(d), len);
-}
-
 std::string hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
@@ -74,45 +45,7 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
-// The auth-params of a Digest credential (RFC 7616 3.4): name=token or
-// name="quoted", comma-separated. Names are case-insensitive (kept lower-case).
-std::map<std::string, std::string> parse_params(std::string_view s) {
-  std::map<std::string, std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',')) ++i;
-    const size_t eq = s.find('=', i);
-    if (eq == std::string_view::npos) break;
-    std::string name(trim(s.substr(i, eq - i)));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    i = eq + 1;
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    std::string value;
-    if (i < s.size() && s[i] == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i) {
-        if (s[i] == '\\' && i + 1 < s.size()) ++i;
-        value += s[i];
-      }
-      ++i;  // the closing quote
-    } else {
-      const size_t end = s.find(',', i);
-      value = std::string(trim(s.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i)));
-      i = end == std::string_view::npos ? s.size() : end;
-    }
-    out[name] = std::move(value);
-  }
-  return out;
-}
-
 }  // namespace
-
-bool split_credentials(std::string_view text, std::string& name, std::string& password) {
-  const size_t colon = text.find(':');
-  if (colon == std::string_view::npos || colon == 0) return false;
-  name = text.substr(0, colon);
-  password = text.substr(colon + 1);
-  return true;
-}
 
 // ---- HTTP Basic and Digest ----
 
@@ -180,7 +113,7 @@ HttpAuthVerdict HttpAuth::check_basic(std::string_view credentials) {
 }
 
 HttpAuthVerdict HttpAuth::check_digest(std::string_view method, std::string_view target, std::string_view params) {
-  auto p = parse_params(params);
+  auto p = parse_auth_params(params);
   for (const char* field : {"username", "realm", "nonce", "uri", "response", "qop", "nc", "cnonce"})
     if (!p.contains(field)) return refuse(std::string("Authentication failed: Digest credentials without ") + field);
   const std::string algorithm = p.contains("algorithm") ? p["algorithm"] : "MD5";
@@ -198,7 +131,7 @@ HttpAuthVerdict HttpAuth::check_digest(std::string_view method, std::string_view
   } catch (const std::exception&) {
   }
   if (used != p["nc"].size() || p["nc"].size() != 8) return refuse("Authentication failed: malformed nc '" + p["nc"] + "'");
-  const auto h = [&](std::string_view s) { return hex(digest(md, s)); };
+  const auto h = [&](std::string_view s) { return hex_digest(md, s); };
   const std::string ha1 = h(user_ + ":" + std::string(kRealm) + ":" + password_);
   const std::string ha2 = h(std::string(method) + ":" + p["uri"]);
   const std::string expected = h(ha1 + ":" + p["nonce"] + ":" + p["nc"] + ":" + p["cnonce"] + ":auth:" + ha2);

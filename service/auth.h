@@ -21,10 +21,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "auth_fields.h"  // split_credentials, shared with the driver
+
 namespace soapbench::server {
 
-// "NAME:PASSWORD" split at the first ':'; false without one or with an empty name.
-bool split_credentials(std::string_view text, std::string& name, std::string& password);
 
 struct HttpAuthVerdict {
   bool ok = false;
