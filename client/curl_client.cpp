@@ -94,6 +94,7 @@ class CurlClient final : public EchoClient {
   std::chrono::steady_clock::time_point timer_set_{};
 
   ClientOptions options_;
+  bool https_ = false;  // the URL is https://: each response's status line notes the connection's handshake
   TlsState tls_state_;
   uint64_t connections_ = 0;        // CURLINFO_NUM_CONNECTS summed over calls
   std::string_view http_version_;   // of the last response
@@ -192,7 +193,8 @@ void CurlClient::configure() {
     curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L);
     curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L);
   }
-  if (is_https_url(options_.url)) configure_tls();
+  https_ = is_https_url(options_.url);
+  if (https_) configure_tls();
 }
 
 void CurlClient::configure_tls() {
@@ -218,7 +220,7 @@ int noted_index() {  // set on an SSL whose handshake was counted
 
 size_t CurlClient::on_header(char* data, size_t size, size_t count, void* self) {
   auto* c = static_cast<CurlClient*>(self);
-  if (size * count > 5 && std::string_view(data, 5) == "HTTP/" && is_https_url(c->options_.url)) c->note_tls();
+  if (c->https_ && size * count > 5 && std::string_view(data, 5) == "HTTP/") c->note_tls();
   return note_header(data, size, count, &c->server_);
 }
 

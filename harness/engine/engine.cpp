@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -140,6 +141,9 @@ void Engine::begin_measurement(Clock::time_point t) {
   cpu_at_measure_start_ = cpu_seconds_now();
   connections_at_measure_start_ = client_.connections_opened();
   tls_at_measure_start_ = client_.tls_state();
+  // A connection kept from the warm-up carries its negotiation into the measurement.
+  result_.tls_protocol = tls_at_measure_start_.protocol;
+  result_.tls_cipher = tls_at_measure_start_.cipher;
   current_ = EngineInterval{};
 }
 
@@ -217,7 +221,13 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
   const CallResult r = client_.call();
   const auto end = Clock::now();
   const uint64_t connections = client_.connections_opened();  // read here: call() runs on this thread
-  const TlsState tls = client_.tls_state();
+  // A TLS handshake comes only with a new connection: its state (two strings) is
+  // read then, not on every call of a kept connection.
+  std::optional<TlsState> tls;
+  if (connections != connections_seen_) {
+    connections_seen_ = connections;
+    tls = client_.tls_state();
+  }
   const bool connected = r.ok || r.kind != FailureKind::connect;
   std::lock_guard lock(mutex_);
   in_call_ = false;
@@ -229,11 +239,11 @@ bool Engine::call_once(Clock::time_point scheduled, bool measured) {
   }
   result_.connections_opened = connections - connections_at_measure_start_;
   if (result_.http_version.empty()) result_.http_version = client_.http_version();
-  if (!tls.protocol.empty()) {
-    result_.tls_protocol = tls.protocol;
-    result_.tls_cipher = tls.cipher;
-    result_.tls_handshakes = tls.handshakes - tls_at_measure_start_.handshakes;
-    result_.tls_resumed = tls.resumed - tls_at_measure_start_.resumed;
+  if (tls && !tls->protocol.empty()) {
+    result_.tls_protocol = std::move(tls->protocol);
+    result_.tls_cipher = std::move(tls->cipher);
+    result_.tls_handshakes = tls->handshakes - tls_at_measure_start_.handshakes;
+    result_.tls_resumed = tls->resumed - tls_at_measure_start_.resumed;
   }
   // The call counts in the whole result and, with --mix, in its entry's.
   WorkerResult* entry = r.entry < result_.mix.size() ? &result_.mix[r.entry] : nullptr;

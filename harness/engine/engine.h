@@ -166,6 +166,7 @@ class Engine {
   double cpu_at_measure_start_ = 0;
   uint64_t connections_at_measure_start_ = 0;
   TlsState tls_at_measure_start_{};
+  uint64_t connections_seen_ = 0;  // connections_opened() after the last call: a new one may bring a handshake
   EngineInterval current_;
   std::vector<EngineInterval> closed_unsent_;  // closed intervals not yet handed to the sink
 
