@@ -68,7 +68,17 @@ class Connection {
   // response in several pieces (head, body), and one send per response costs the
   // server one syscall and the client one wake-up instead of several.
   void cork() { corked_ = true; }
-  bool uncork() { corked_ = false; return flush(); }
+  bool uncork() {
+    if (held_) return !failed_;
+    corked_ = false;
+    return flush();
+  }
+  // Held, the connection stays corked past uncork() until release(): an event
+  // loop answers every request of one epoll batch before it sends any answer. A
+  // send that wakes a sleeping client costs the sender a cross-CPU wake-up (in a
+  // VM, an exit to the hypervisor); the later sends of a batch find it awake.
+  void hold() { held_ = true; corked_ = true; }
+  bool release() { held_ = false; return uncork(); }
   // Sends what the socket takes of the kept output (with TLS, encrypted in one
   // record run): false when the connection failed.
   bool flush();
@@ -105,6 +115,7 @@ class Connection {
   bool input_ended_ = false;
   bool failed_ = false;
   bool corked_ = false;
+  bool held_ = false;
   std::string out_;  // on the wire: ciphertext with TLS
   size_t out_pos_ = 0;
   std::unique_ptr<TlsSession> tls_;

@@ -38,6 +38,7 @@ struct Conn {
   bool partial = false;        // part of a request has arrived; deadline is the receive timeout
   bool writing = false;        // a response waits for the socket; deadline is the send timeout
   Clock::time_point deadline;  // parked: when the idle or receive timeout expires
+  bool open = true;            // loops: served in this batch; whether it stays open once its answers are sent
 };
 
 // One epoll instance and the connections registered with it.
@@ -51,6 +52,7 @@ struct Loop {
   std::unique_ptr<EchoService> service;  // serves this loop's connections when loops serve inline
   std::mutex mutex;  // guards conns: the accepting loop adds, the owner and the workers remove
   std::unordered_map<Conn*, std::unique_ptr<Conn>> conns;
+  std::vector<Conn*> served;  // inline: served in this epoll batch, answers not yet sent
 };
 
 class EventLoops {
@@ -166,6 +168,24 @@ class EventLoops {
   // to drain, or closes it. Runs on its loop's thread, or on a worker in pool mode.
   void serve(Conn* c, EchoService& service) {
     const bool open = service.serve_buffered(c->conn, draining_);
+    if (inline_) {  // its answers leave with the rest of the batch (end_batch)
+      c->open = open;
+      c->loop.served.push_back(c);
+      return;
+    }
+    after_serving(c, open);
+  }
+
+  // The answers of one epoll batch leave together, after the last is made (Connection::hold).
+  void end_batch(Loop& loop) {
+    for (Conn* c : loop.served) {
+      c->conn.release();
+      after_serving(c, c->open);
+    }
+    loop.served.clear();
+  }
+
+  void after_serving(Conn* c, bool open) {
     std::lock_guard lock(c->loop.mutex);
     if (c->conn.has_unsent_output() && !c->conn.failed()) {  // the client reads slower than we answer
       await_output(c);
@@ -243,7 +263,11 @@ class EventLoops {
 
   // Serves c here, or hands it to a worker in pool mode.
   void dispatch(Conn* c) {
-    if (inline_) { serve(c, *c->loop.service); return; }
+    if (inline_) {
+      c->conn.hold();
+      serve(c, *c->loop.service);
+      return;
+    }
     { std::lock_guard lock(c->loop.mutex); c->busy = true; }
     { std::lock_guard lock(queue_mutex_); ready_.push_back(c); }
     queue_cv_.notify_one();
@@ -279,6 +303,7 @@ class EventLoops {
       c->conn.refusal = HttpError{408, "Request timed out: part of it arrived, then nothing within the receive timeout"};
       dispatch(c);  // the fault closes it
     }
+    end_batch(loop);
   }
 
   // Waits for the loop's events and handles them until `until` says to stop.
@@ -302,6 +327,7 @@ class EventLoops {
           else on_readable(c);
         }
       }
+      end_batch(loop);
       if (Clock::now() >= next_sweep) {
         sweep(loop, draining_);
         next_sweep = Clock::now() + std::chrono::milliseconds(100);
