@@ -72,6 +72,7 @@ class EchoService : public EchoBindingService {
   std::string head_;            // the request head gSOAP parses (framing fields removed)
   std::string_view body_;       // the framed body (decoded)
   XmlGuard guard_;
+  uint64_t posts_ = 0;  // POSTs served, for --time-layers-every
   std::string rewritten_;       // the body with long character references rewritten (XmlGuard)
   size_t head_pos_ = 0;
   size_t body_pos_ = 0;

@@ -69,6 +69,8 @@ std::string stats_json(const Stats& s, const Config& c) {
                 {"last_failure", s.tls_last_failure()}};
   if (c.time_layers)
     j["layers"] = {{"timed_requests", s.timed_requests.load()},
+                   {"every", c.time_layers_every},
+                   {"clock_read_us", static_cast<double>(s.clock_read_ns.load()) / 1e3},
                    {"xml_guard_cpu_s", static_cast<double>(s.guard_cpu_ns.load()) / 1e9},
                    {"soap_cpu_s", static_cast<double>(s.soap_cpu_ns.load()) / 1e9}};
   return j.dump();

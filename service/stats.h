@@ -33,6 +33,7 @@ struct Stats {
   std::atomic<uint64_t> timed_requests{0};  // POSTs timed
   std::atomic<uint64_t> guard_cpu_ns{0};    // the XML check before gSOAP (xml_guard.h)
   std::atomic<uint64_t> soap_cpu_ns{0};     // gSOAP: parse, the operation, the response into the output buffer
+  std::atomic<uint64_t> clock_read_ns{0};   // one read of the thread CPU clock, taken out of each interval timed
   // HTTPS (--tls-cert): handshakes completed, of which resumed, and failed (the
   // client's bytes were no TLS, its certificate or protocol was refused, or it
   // stopped or closed inside the handshake).

@@ -136,14 +136,14 @@ namespace {
 // --access-log: a Common Log Format line per request, in every mode, written
 // out by the time the server has stopped: answered requests with their status
 // and response bytes, refused ones too.
-// --time-layers: every POST served adds its XML check's and gSOAP's thread CPU
+// --time-layers: the POSTs timed add their XML check's and gSOAP's thread CPU
 // time to /stats; without the flag there is no "layers" object at all.
 class TimeLayers : public ::testing::TestWithParam<ServerMode> {};
 
 TEST_P(TimeLayers, EveryPostAddsItsXmlAndGsoapCpuToStats) {
   ServerProcess plain{flags_for(GetParam())};
   EXPECT_FALSE(fetch_stats(plain.port()).contains("layers"));
-  ServerProcess server{flags_for(GetParam(), {"--time-layers"})};
+  ServerProcess server{flags_for(GetParam(), {"--time-layers", "--time-layers-every", "1"})};
   const nlohmann::json before = fetch_stats(server.port()).at("layers");
   EXPECT_EQ(before.at("timed_requests").get<uint64_t>(), 0u);
   const std::string request = http_post(soap_envelope(echo_string_body(std::string(2000, 'x'))));
@@ -158,6 +158,40 @@ TEST_P(TimeLayers, EveryPostAddsItsXmlAndGsoapCpuToStats) {
   EXPECT_GT(guard, 0.0) << layers;
   const nlohmann::json cpu = fetch_stats(server.port()).at("cpu");
   EXPECT_LT(guard + soap, cpu.at("user_s").get<double>() + cpu.at("system_s").get<double>() + 0.02) << layers << cpu;
+  // The clock's own cost, taken out of each interval: a system call, well under 50 us even under sanitizers.
+  EXPECT_GT(layers.at("clock_read_us").get<double>(), 0.0) << layers;
+  EXPECT_LT(layers.at("clock_read_us").get<double>(), 50.0) << layers;
+  EXPECT_EQ(layers.at("every").get<unsigned>(), 1u) << layers;
+}
+
+// By default one POST in 16 per serving thread is timed: on one keep-alive
+// connection (one serving thread in every mode but pool) 40 POSTs time the 1st, 17th and 33rd.
+TEST_P(TimeLayers, ByDefaultOnePostInSixteenIsTimed) {
+  ServerProcess server{flags_for(GetParam(), {"--time-layers"})};
+  RawConnection c(server.port());
+  const std::string request = http_post(soap_envelope(echo_string_body("sampled")));
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(c.send(request));
+    ASSERT_EQ(c.read_response(milliseconds(10000)).outcome, ReadResult::Outcome::response);
+  }
+  const nlohmann::json layers = fetch_stats(server.port()).at("layers");
+  EXPECT_EQ(layers.at("every").get<unsigned>(), 16u) << layers;
+  const uint64_t timed = layers.at("timed_requests").get<uint64_t>();
+  if (GetParam().name == "pool") {  // each worker counts its own: at least 3, at most one per worker more
+    EXPECT_GE(timed, 3u) << layers;
+    EXPECT_LE(timed, 40u) << layers;
+  } else {
+    EXPECT_EQ(timed, 3u) << layers;
+  }
+}
+
+TEST(TimeLayersFlags, EveryNeedsTimeLayersAndAPositiveCount) {
+  const ServerRun without = run_server_to_exit("--time-layers-every 4");
+  EXPECT_EQ(without.code, 2) << without.output;
+  EXPECT_NE(without.output.find("--time-layers-every requires --time-layers"), std::string::npos) << without.output;
+  const ServerRun zero = run_server_to_exit("--time-layers --time-layers-every 0");
+  EXPECT_EQ(zero.code, 2) << zero.output;
+  EXPECT_NE(zero.output.find("--time-layers-every"), std::string::npos) << zero.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, TimeLayers, ::testing::ValuesIn(all_modes()), mode_param_name);

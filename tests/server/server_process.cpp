@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <regex>
@@ -116,6 +117,18 @@ std::string ServerProcess::read_stdout(milliseconds timeout) {
 int ms_left(std::chrono::steady_clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
   return left <= 0 ? 0 : static_cast<int>(left);
+}
+
+ServerRun run_server_to_exit(const std::string& flags) {
+  const std::string cmd = "timeout 10 '" + server_binary() + "' --port 0 --quiet " + flags + " 2>&1";
+  ServerRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (const size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 }  // namespace soapbench::test

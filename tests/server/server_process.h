@@ -63,6 +63,13 @@ class ServerProcess {
   std::optional<ExitStatus> exit_;
 };
 
+// A server started to fail: `--port 0 --quiet FLAGS` run to its exit (at most 10 s).
+struct ServerRun {
+  int code = -1;       // exit code; -1 when it did not exit by itself
+  std::string output;  // stdout and stderr
+};
+ServerRun run_server_to_exit(const std::string& flags);
+
 // The path of a program built by this project (SOAPBENCH_BIN_DIR/name).
 std::string bin_path(const std::string& name);
 // The server the tests start: $SOAPBENCH_SERVER when set (to run the same tests

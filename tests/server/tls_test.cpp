@@ -406,22 +406,6 @@ TEST_P(Tls, HostileClientsHoldUpNoOne) {
 INSTANTIATE_TEST_SUITE_P(AllModes, Tls, ::testing::ValuesIn(all_modes()), mode_param_name);
 
 // The flags' mistakes stop the start with exit code 2 and a message naming the flag.
-struct ServerRun {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
-ServerRun run_server(const std::string& flags) {
-  const std::string cmd = "timeout 10 '" + server_binary() + "' --port 0 --quiet " + flags + " 2>&1";
-  ServerRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (const size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 TEST(TlsFlags, MistakesExitWith2NamingTheFlag) {
   const std::string cert = certs("server.pem"), key = certs("server.key");
   struct Case {
@@ -437,7 +421,7 @@ TEST(TlsFlags, MistakesExitWith2NamingTheFlag) {
       {"--tls-cert " + cert + " --tls-key " + key + " --tls-ciphers NO-SUCH-CIPHER", "--tls-ciphers"},
   };
   for (const Case& c : cases) {
-    const ServerRun r = run_server(c.flags);
+    const ServerRun r = run_server_to_exit(c.flags);
     EXPECT_EQ(r.code, 2) << c.flags << ": " << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.flags << ": " << r.output;
   }
