@@ -396,6 +396,11 @@ bool EchoService::serve_one(Connection& c) {
   s->socket = c.fd();
   s->bufidx = s->buflen = 0;
   s->keep_alive = config_.keepalive ? 1 : 0;
+  // Every answer is built whole in memory, then written once. gSOAP's end of a
+  // send puts the output mode back to the input's (soap_end_send_flush), so
+  // from the second message on it would serialise each answer twice: once to
+  // count its length, once to write it.
+  s->omode = (s->omode & ~SOAP_IO) | SOAP_IO_STORE;
   // --require-user: the HTTP layer checks the credentials before anything is
   // parsed; a 401 leaves the connection open for the client's answer to the challenge.
   if (stats_.http_auth) {
