@@ -3,36 +3,52 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace soapbench::server {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+// Character classes of a request head, one table lookup per byte: the head is
+// scanned on every request, and locale-aware tolower() or strchr() per byte
+// cost more than the rest of the framing together.
+enum CharClass : unsigned char {
+  kTchar = 1,       // RFC 9110 5.6.2: token characters
+  kFieldValue = 2,  // field values: visible characters, space, tab and obs-text
+  kHeadByte = 4,    // any byte of a head: not a control byte other than CR, LF and tab
+};
+constexpr std::array<unsigned char, 256> make_classes() {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool control = (c < 0x20 && c != '\t') || c == 0x7f;
+    if (!control) t[c] |= kFieldValue;
+    if (!control || c == '\r' || c == '\n') t[c] |= kHeadByte;
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) t[c] |= kTchar;
+  }
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] |= kTchar;
+  return t;
+}
+constexpr std::array<unsigned char, 256> kClasses = make_classes();
+
+bool all_of_class(std::string_view s, unsigned char cls) {
+  for (const char c : s)
+    if (!(kClasses[static_cast<unsigned char>(c)] & cls)) return false;
   return true;
 }
 
-// RFC 9110 5.6.2: token characters.
-bool is_tchar(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  return true;
 }
 
-bool is_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c != 0 && is_tchar(static_cast<unsigned char>(c)); });
-}
+bool is_token(std::string_view s) { return !s.empty() && all_of_class(s, kTchar); }
 
 // Field values: visible characters, spaces, tabs and obs-text; no other control byte.
-bool is_field_value(std::string_view s) {
-  return std::none_of(s.begin(), s.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return (c < 0x20 && c != '\t') || c == 0x7f;
-  });
-}
+bool is_field_value(std::string_view s) { return all_of_class(s, kFieldValue); }
 
 std::string_view trim(std::string_view v) {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
@@ -82,7 +98,18 @@ bool origin_form(std::string_view target, std::string_view& path) {
 
 void RequestFramer::reset() {
   phase_ = Phase::head;
-  head_ = HttpHead{};
+  // The strings keep their buffers for the next request on the connection (one
+  // allocation less per request), unless a large head made them big.
+  HttpHead fresh;
+  const auto reuse = [](std::string& used, std::string& next) {
+    if (used.capacity() > 1024) return;
+    used.clear();
+    next.swap(used);
+  };
+  reuse(head_.host, fresh.host);
+  reuse(head_.authorization, fresh.authorization);
+  reuse(head_.passed_fields, fresh.passed_fields);
+  head_ = std::move(fresh);
   body_start_ = pos_ = 0;
   chunk_left_ = 0;
   trailer_bytes_ = consumed_ = 0;
@@ -118,11 +145,8 @@ RequestFramer::State RequestFramer::parse_head(std::string_view data) {
   // Bytes that cannot be part of a request head are refused as soon as they arrive,
   // not after a wait for the blank line that ends it.
   const size_t scan_end = std::min({data.size(), head_end, kMaxHeaderBytes + 4});
-  for (size_t i = pos_; i < scan_end; ++i) {
-    const auto c = static_cast<unsigned char>(data[i]);
-    if ((c < 0x20 && c != '\r' && c != '\n' && c != '\t') || c == 0x7f)
-      return fail(400, "Bad request: a control character in the request head");
-  }
+  if (scan_end > pos_ && !all_of_class(data.substr(pos_, scan_end - pos_), kHeadByte))
+    return fail(400, "Bad request: a control character in the request head");
   if (head_end == std::string_view::npos || head_end > kMaxHeaderBytes) {
     if (data.size() > kMaxHeaderBytes) return fail(431, "Request header fields too large: the head exceeds 64 KiB");
     pos_ = data.size();
