@@ -26,7 +26,7 @@ class EchoInMemory : public EchoOperations {
   explicit EchoInMemory(soap_mode out)
       : EchoOperations(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
                        out | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING),
-        io(soap) {
+        io(soap), out_io(out & SOAP_IO) {
     // Without a socket gSOAP answers as a CGI program ("Status: 200 OK", then
     // close); a connected socket, never read or written (fsend/frecv are ours),
     // gives the server's HTTP/1.1 keep-alive path.
@@ -44,6 +44,7 @@ class EchoInMemory : public EchoOperations {
   EchoInMemory& operator=(const EchoInMemory&) = delete;
   EchoBindingService* copy() override { return nullptr; }  // never copied here
   MemoryIo io;
+  const soap_mode out_io;  // SOAP_IO_STORE or SOAP_IO_BUFFER, restored before each exchange
 
  private:
   int fds_[2] = {-1, -1};
@@ -61,6 +62,9 @@ std::string serve_one(EchoInMemory& service, const std::string& request) {
   struct soap* soap = service.soap;
   service.io.clear_output();
   service.io.set_input(request);
+  // As soapbench-server: gSOAP's end of a send puts the output mode back to the
+  // input's, which would make every exchange after the first a counting one.
+  soap->omode = (soap->omode & ~SOAP_IO) | service.out_io;
   if (soap_begin_serve(soap) || service.dispatch() || soap->error)
     return "serving the request failed: gSOAP error " + std::to_string(soap->error);
   if (!soap_valid_socket(soap->socket)) return "gSOAP closed the connection after the response";
