@@ -53,7 +53,13 @@ struct Loop {
   std::mutex mutex;  // guards conns: the accepting loop adds, the owner and the workers remove
   std::unordered_map<Conn*, std::unique_ptr<Conn>> conns;
   std::vector<Conn*> served;  // inline: served in this epoll batch, answers not yet sent
+  std::chrono::steady_clock::time_point batch_started;  // when the first of them was served
 };
+
+// How long a served answer may wait for the rest of its epoll batch
+// (Connection::hold), and the request size that is not served behind held answers.
+constexpr std::chrono::microseconds kMaxHold{500};
+constexpr size_t kLargeRequest = 16 * 1024;
 
 class EventLoops {
  public:
@@ -170,6 +176,7 @@ class EventLoops {
     const bool open = service.serve_buffered(c->conn, draining_);
     if (inline_) {  // its answers leave with the rest of the batch (end_batch)
       c->open = open;
+      if (c->loop.served.empty()) c->loop.batch_started = Clock::now();
       c->loop.served.push_back(c);
       return;
     }
@@ -264,8 +271,14 @@ class EventLoops {
   // Serves c here, or hands it to a worker in pool mode.
   void dispatch(Conn* c) {
     if (inline_) {
+      // Answers held so far leave first when this request is large or they have
+      // waited long enough: a big parse must not hold back the small answers before it.
+      Loop& loop = c->loop;
+      if (!loop.served.empty() &&
+          (c->conn.input().size() > kLargeRequest || Clock::now() - loop.batch_started > kMaxHold))
+        end_batch(loop);
       c->conn.hold();
-      serve(c, *c->loop.service);
+      serve(c, *loop.service);
       return;
     }
     { std::lock_guard lock(c->loop.mutex); c->busy = true; }
