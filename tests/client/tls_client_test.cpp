@@ -37,7 +37,28 @@ ClientOptions options_for(const test::ServerProcess& server) {
   return o;
 }
 
-class TlsClients : public ::testing::TestWithParam<std::string> {};
+class TlsClients : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+#ifndef WITH_OPENSSL
+    // Debian's libgsoap++ (SOAPBENCH_GSOAP_RUNTIME=system) has no TLS: the gsoap
+    // client refuses https with a message saying so (GsoapWithoutTls below).
+    if (GetParam() == "gsoap") GTEST_SKIP() << "the system gSOAP runtime has no TLS";
+#endif
+  }
+};
+
+#ifndef WITH_OPENSSL
+TEST(GsoapWithoutTls, HttpsIsRefusedNamingTheRuntime) {
+  test::ServerProcess server(tls_flags());
+  try {
+    make_client("gsoap", options_for(server));
+    ADD_FAILURE() << "the gsoap client of the system runtime accepted an https URL";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("SOAPBENCH_GSOAP_RUNTIME=system"), std::string::npos) << e.what();
+  }
+}
+#endif
 
 TEST_P(TlsClients, KeepAliveMakesOneHandshakeForManyCalls) {
   test::ServerProcess server(tls_flags());
