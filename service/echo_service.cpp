@@ -47,26 +47,6 @@ uint64_t thread_cpu_ns() {
   return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_nsec);
 }
 
-// What one read of that clock adds between two readings: a system call, not
-// vDSO. Each interval timed spans one such read, taken out of it. The median of
-// back-to-back reads, measured once per process.
-uint64_t clock_read_ns() {
-  static const uint64_t cost = [] {
-    uint64_t d[63];
-    uint64_t last = thread_cpu_ns();
-    for (uint64_t& x : d) {
-      const uint64_t now = thread_cpu_ns();
-      x = now - last;
-      last = now;
-    }
-    std::nth_element(std::begin(d), std::begin(d) + 31, std::end(d));
-    return d[31];
-  }();
-  return cost;
-}
-
-uint64_t minus_clock_read(uint64_t interval) { return interval > clock_read_ns() ? interval - clock_read_ns() : 0; }
-
 // gSOAP writes its responses into the connection, which sends what the socket
 // takes and keeps the rest: no mode ever waits on a client's socket inside gSOAP.
 int write_to_connection(struct soap* s, const char* buf, size_t n) {
@@ -236,6 +216,18 @@ int ignore_element(struct soap* s, const char* tag) {
 }
 
 }  // namespace
+
+uint64_t measure_thread_clock_read_ns() {
+  uint64_t d[63];
+  uint64_t last = thread_cpu_ns();
+  for (uint64_t& x : d) {
+    const uint64_t now = thread_cpu_ns();
+    x = now - last;
+    last = now;
+  }
+  std::nth_element(std::begin(d), std::begin(d) + 31, std::end(d));
+  return d[31];
+}
 
 EchoService::EchoService(const Config& config, Stats& stats)
     : EchoBindingService(SOAP_IO_KEEPALIVE | SOAP_XML_STRICT | SOAP_C_UTFSTRING,
@@ -460,10 +452,12 @@ bool EchoService::serve_one(Connection& c) {
   soap_end(s);
   if (timed) {  // gSOAP's part ends here: the answer is in the corked output, not yet sent
     const uint64_t soap_end_ns = thread_cpu_ns();  // (with --access-log, its line's write is in it too)
+    // Each interval spans one read of the clock (measured at the start): taken out.
+    const uint64_t read = stats_.clock_read_ns.load(std::memory_order_relaxed);
+    const auto minus_read = [read](uint64_t interval) { return interval > read ? interval - read : 0; };
     stats_.add(stats_.timed_requests);
-    stats_.clock_read_ns.store(clock_read_ns(), std::memory_order_relaxed);
-    stats_.add(stats_.guard_cpu_ns, minus_clock_read(soap_start - guard_start));
-    stats_.add(stats_.soap_cpu_ns, minus_clock_read(soap_end_ns - soap_start));
+    stats_.add(stats_.guard_cpu_ns, minus_read(soap_start - guard_start));
+    stats_.add(stats_.soap_cpu_ns, minus_read(soap_end_ns - soap_start));
   }
   conn_ = nullptr;
   if (rewritten_.capacity() > 64 * 1024) std::string().swap(rewritten_);  // a large body's copy goes with it

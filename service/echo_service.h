@@ -17,6 +17,10 @@
 
 namespace soapbench::server {
 
+// What one read of the thread CPU clock (--time-layers) adds between two
+// readings: a system call, not vDSO. The median of back-to-back reads.
+uint64_t measure_thread_clock_read_ns();
+
 class EchoService : public EchoBindingService {
  public:
   EchoService(const Config& config, Stats& stats);

@@ -181,6 +181,8 @@ Server::Server(Config config, Stats& stats, const TlsContext* tls)
             std::chrono::duration<double>(impl_->config.nonce_lifetime_s)));
   if (split_credentials(impl_->config.require_wsse, name, password))
     stats.wsse_auth = std::make_shared<WsseAuth>(name, password);
+  // Once, before any load: each interval --time-layers times has this taken out.
+  if (impl_->config.time_layers) stats.clock_read_ns = measure_thread_clock_read_ns();
 }
 Server::~Server() = default;
 
